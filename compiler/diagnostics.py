@@ -1,0 +1,76 @@
+"""The one diagnostic type every layer reports, its ordering, and the verdict it leads to."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Layer(enum.IntEnum):
+    """Where a diagnostic came from; the value is its place in the output order."""
+
+    KITE = 0
+    COMPILER = 1
+    ANALYZERS = 2
+    TESTS = 3
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    file: str
+    line: int
+    column: int  # 1-based; 0 when the layer only knows the line
+    severity: Severity
+    id: str
+    message: str
+    layer: Layer
+
+    def render(self) -> str:
+        return f"{self.file}({self.line}): {self.severity.value} {self.id}: {self.message}"
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity.value,
+            "id": self.id,
+            "message": self.message,
+            "layer": self.layer.name.lower(),
+        }
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    # LANGUAGE.md section 10: by line, then layer, then column; the rest only makes ties deterministic.
+    return (d.file, d.line, d.layer, d.column, d.id, d.message)
+
+
+def ordered(diagnostics) -> list[Diagnostic]:
+    """Sorted, with exact repeats dropped."""
+    return sorted(set(diagnostics), key=sort_key)
+
+
+class Verdict(str, enum.Enum):
+    FAILED = "failed"
+    COMPILED = "compiled"
+    CLEAN = "clean"
+
+
+def verdict(diagnostics) -> Verdict:
+    severities = {d.severity for d in diagnostics}
+    if Severity.ERROR in severities:
+        return Verdict.FAILED
+    if Severity.WARNING in severities:
+        return Verdict.COMPILED
+    return Verdict.CLEAN
+
+
+def summary(diagnostics) -> str:
+    errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
+    return f"{verdict(diagnostics).value}: {errors} errors, {warnings} warnings"

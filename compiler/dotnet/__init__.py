@@ -1,0 +1,1 @@
+"""The .NET side: pinned packages, the CoreCLR boot, and the Roslyn service."""

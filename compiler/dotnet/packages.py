@@ -1,0 +1,121 @@
+"""Restoring the pinned .NET packages once into a cache folder, and finding their DLLs."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from kite.errors import ToolchainError
+
+PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json")
+RESTORE_TIMEOUT_SECONDS = 600
+ANALYZER_PACKAGE = "Microsoft.CodeAnalysis.NetAnalyzers"
+
+
+@dataclass(frozen=True)
+class DotnetPackages:
+    """Where the restored parts live; plain paths and versions, no .NET objects."""
+
+    cache_dir: Path
+    compiler_dlls: tuple[str, ...]  # Microsoft.CodeAnalysis(.CSharp), load order
+    analyzer_dlls: tuple[str, ...]  # C# NetAnalyzers
+    reference_dlls: tuple[str, ...]  # the reference pack programs compile against
+    versions: dict  # package name -> exact version
+
+
+def cache_root() -> Path:
+    if "KITE_CACHE_DIR" in os.environ:
+        return Path(os.environ["KITE_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kite"
+
+
+def _project_bytes() -> dict[str, bytes]:
+    folder = resources.files("kite.dotnet")
+    return {name: (folder / name).read_bytes() for name in PROJECT_FILES}
+
+
+def dotnet_executable() -> str:
+    found = shutil.which("dotnet")
+    if found is None:
+        raise ToolchainError("the .NET SDK is not installed: `dotnet` is not on PATH (install the .NET 10 SDK)")
+    return found
+
+
+def restore() -> DotnetPackages:
+    """The packages, restored on first use; later calls only read a small layout file."""
+    project = _project_bytes()
+    digest = hashlib.sha256(b"".join(project[name] for name in PROJECT_FILES)).hexdigest()[:16]
+    folder = cache_root() / f"dotnet-{digest}"
+    layout_file = folder / "layout.json"
+    if not layout_file.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        # Parallel test workers may arrive together: one restores, the others wait and reuse it.
+        with open(folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not layout_file.exists():
+                _restore_into(folder, project, layout_file)
+    return _read_layout(folder, layout_file)
+
+
+def _restore_into(folder: Path, project: dict[str, bytes], layout_file: Path) -> None:
+    for name, data in project.items():
+        (folder / name).write_bytes(data)
+    command = [dotnet_executable(), "restore", str(folder / PROJECT_FILES[0]), "--locked-mode", "--nologo", "-v", "q"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RESTORE_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise ToolchainError(f"`dotnet restore` of Kite's .NET packages took over {RESTORE_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if "error" in line.lower()]
+        reason = lines[0] if lines else f"exit code {done.returncode}"
+        raise ToolchainError(f"`dotnet restore` of Kite's .NET packages failed ({reason}); is NuGet reachable?")
+    layout = _layout_from_assets(json.loads((folder / "obj" / "project.assets.json").read_text()))
+    temporary = layout_file.with_suffix(".tmp")
+    temporary.write_text(json.dumps(layout, indent=1, sort_keys=True))
+    temporary.replace(layout_file)  # atomic: a half-written layout never counts as restored
+
+
+def _layout_from_assets(assets: dict) -> dict:
+    (package_root,) = assets["packageFolders"]
+    versions, compiler, analyzers = {}, [], []
+    for key, library in sorted(assets["libraries"].items()):
+        name, version = key.split("/")
+        versions[name] = version
+        base = Path(package_root) / library["path"]
+        for file in library.get("files", []):
+            if file.startswith("lib/net10.0/") and file.endswith(".dll") and file.count("/") == 2:
+                compiler.append(str(base / file))
+            elif name == ANALYZER_PACKAGE and file.startswith("analyzers/dotnet/cs/") and file.endswith(".dll") and file.count("/") == 3:
+                analyzers.append(str(base / file))
+    downloads = assets["project"]["frameworks"]["net10.0"].get("downloadDependencies", [])
+    for download in downloads:
+        version = download["version"].strip("[]").split(",")[0].strip()
+        versions[download["name"]] = version
+    ref_version = versions["Microsoft.NETCore.App.Ref"]
+    ref_dir = Path(package_root) / "microsoft.netcore.app.ref" / ref_version / "ref" / "net10.0"
+    references = sorted(str(p) for p in ref_dir.glob("*.dll"))
+    # Microsoft.CodeAnalysis must load before Microsoft.CodeAnalysis.CSharp.
+    compiler.sort(key=lambda path: (len(Path(path).name), path))
+    return {"compiler": compiler, "analyzers": sorted(analyzers), "references": references, "versions": versions}
+
+
+def _read_layout(folder: Path, layout_file: Path) -> DotnetPackages:
+    layout = json.loads(layout_file.read_text())
+    missing = [path for key in ("compiler", "analyzers", "references") for path in layout[key] if not Path(path).exists()]
+    if missing or not layout["references"]:
+        layout_file.unlink(missing_ok=True)
+        raise ToolchainError(f"Kite's restored .NET packages are incomplete ({missing[0] if missing else 'no reference assemblies'}); run the command again to restore them")
+    return DotnetPackages(
+        cache_dir=folder,
+        compiler_dlls=tuple(layout["compiler"]),
+        analyzer_dlls=tuple(layout["analyzers"]),
+        reference_dlls=tuple(layout["references"]),
+        versions=layout["versions"],
+    )

@@ -1,0 +1,190 @@
+"""Roslyn and the .NET analyzers, driven in-process: C# text in, Kite diagnostics out.
+
+Everything expensive (MetadataReferences, analyzer instances, options) is built once per
+service and reused: re-creating references on every call leaks native memory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.dotnet.runtime import DotnetRuntime, boot
+from kite.errors import ToolchainError
+
+LANGUAGE_VERSION = "CSharp14"
+WARNING_LEVEL = 10  # the warning wave of .NET 10, as the SDK sets it for net10.0
+INTERNAL_ERROR_ID = "KT900"
+
+
+@dataclass(frozen=True)
+class AnalyzerRules:
+    """The CA rule table: ids switched on (as warnings) and off, each with its reason."""
+
+    on: dict[str, str]
+    off: dict[str, str]
+
+    @classmethod
+    def load(cls) -> "AnalyzerRules":
+        table = tomllib.loads((resources.files("kite.dotnet") / "analyzer_rules.toml").read_text())
+        return cls(on=dict(table["on"]), off=dict(table["off"]))
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """An assembly image (bytes) and, if it failed, why."""
+
+    image: bytes | None
+    diagnostics: list[Diagnostic]
+
+
+class RoslynService:
+    def __init__(self, rules: AnalyzerRules | None = None, runtime: DotnetRuntime | None = None):
+        self.runtime = runtime or boot()
+        self.rules = rules or AnalyzerRules.load()
+
+        from System import String
+        from System.Collections.Generic import Dictionary, List
+        from Microsoft.CodeAnalysis import MetadataReference, OutputKind, ReportDiagnostic, DiagnosticSeverity
+        from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions, CSharpParseOptions, LanguageVersion
+        from Microsoft.CodeAnalysis import NullableContextOptions, OptimizationLevel
+
+        references = List[MetadataReference]()
+        for path in self.runtime.packages.reference_dlls:
+            references.Add(MetadataReference.CreateFromFile(path))
+        self._references = references
+        self.analyzers, self.analyzer_ids = self._load_analyzers()
+        unknown = sorted((set(self.rules.on) | set(self.rules.off)) - self.analyzer_ids)
+        if unknown:
+            raise ToolchainError(f"analyzer_rules.toml names rules the analyzers do not have: {', '.join(unknown)}")
+
+        severities = Dictionary[String, ReportDiagnostic]()
+        for rule_id, descriptor in sorted(self._descriptors.items()):
+            if rule_id in self.rules.on:
+                severities[rule_id] = ReportDiagnostic.Warn
+            elif rule_id in self.rules.off:
+                severities[rule_id] = ReportDiagnostic.Suppress
+            elif not (descriptor.IsEnabledByDefault and descriptor.DefaultSeverity >= DiagnosticSeverity.Warning):
+                # Not reported anyway; suppressing it lets Roslyn skip analyzers with nothing to report.
+                severities[rule_id] = ReportDiagnostic.Suppress
+        self._parse_options = CSharpParseOptions(getattr(LanguageVersion, LANGUAGE_VERSION))
+        self._options = (
+            CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
+            .WithNullableContextOptions(NullableContextOptions.Enable)
+            .WithWarningLevel(WARNING_LEVEL)
+            .WithOptimizationLevel(OptimizationLevel.Release)
+            .WithDeterministic(True)
+            .WithSpecificDiagnosticOptions(severities)
+        )
+
+    def _load_analyzers(self):
+        from System.Collections.Immutable import ImmutableArray
+        from System.Reflection import Assembly
+        from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
+        from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
+        from System.Collections.Generic import List
+
+        class AssemblyLoader(IAnalyzerAssemblyLoader):
+            __namespace__ = "Kite.Toolchain"
+
+            def LoadFromPath(self, path):
+                return Assembly.LoadFrom(path)
+
+            def AddDependencyLocation(self, path):
+                pass
+
+        loader = AssemblyLoader()
+        failures = []
+        analyzers = List[DiagnosticAnalyzer]()
+        for path in self.runtime.packages.analyzer_dlls:
+            reference = AnalyzerFileReference(path, loader)
+            reference.AnalyzerLoadFailed += lambda _sender, event: failures.append(f"{path}: {event.Message}")
+            analyzers.AddRange(reference.GetAnalyzers(LanguageNames.CSharp))
+        if failures:
+            raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
+        if analyzers.Count == 0:
+            raise ToolchainError("no .NET analyzers were found in the restored packages")
+        self._descriptors = {
+            descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics
+        }
+        return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), frozenset(self._descriptors)
+
+    def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None):
+        from System.Collections.Generic import List
+        from System.Text import Encoding
+        from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
+        from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpSyntaxTree
+        from Microsoft.CodeAnalysis.Text import SourceText
+
+        trees = List[SyntaxTree]()
+        for path, text in sources:
+            trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), self._parse_options, path))
+        all_references = List[MetadataReference](self._references)
+        for reference in references:
+            all_references.Add(reference)
+        return CSharpCompilation.Create(assembly_name, trees, all_references, options or self._options)
+
+    def check(self, path: str, text: str, references=()) -> list[Diagnostic]:
+        """Compiler and analyzer diagnostics of one C# file, on the lines its #line markers name."""
+        from Microsoft.CodeAnalysis.Diagnostics import AnalyzerOptions, CompilationWithAnalyzers, CompilationWithAnalyzersOptions
+        from System.Collections.Immutable import ImmutableArray
+        from Microsoft.CodeAnalysis import AdditionalText
+
+        compilation = self._compilation("KiteCheck", [(path, text)], references)
+        options = CompilationWithAnalyzersOptions(
+            AnalyzerOptions(ImmutableArray.Create[AdditionalText]()), None, False, False
+        )
+        with_analyzers = CompilationWithAnalyzers(compilation, self.analyzers, options)
+        found = with_analyzers.GetAllDiagnosticsAsync().GetAwaiter().GetResult()
+        return [d for d in map(self._to_kite, found) if d is not None]
+
+    def emit(self, assembly_name: str, sources: list[tuple[str, str]], references=(), executable=False) -> Emitted:
+        """Compile to an assembly image, without analyzers (check runs those)."""
+        from System.IO import MemoryStream
+        from Microsoft.CodeAnalysis import OutputKind
+
+        options = self._options.WithOutputKind(OutputKind.ConsoleApplication) if executable else self._options
+        compilation = self._compilation(assembly_name, sources, references, options)
+        stream = MemoryStream()
+        result = compilation.Emit(stream)
+        diagnostics = [d for d in map(self._to_kite, result.Diagnostics) if d is not None]
+        return Emitted(bytes(stream.ToArray()) if result.Success else None, diagnostics)
+
+    def reference_from_image(self, image: bytes):
+        from System import Array, Byte
+        from Microsoft.CodeAnalysis import MetadataReference
+        from System.Collections.Immutable import ImmutableArray
+
+        return MetadataReference.CreateFromImage(ImmutableArray.Create[Byte](Array[Byte](image)))
+
+    def _to_kite(self, found) -> Diagnostic | None:
+        from Microsoft.CodeAnalysis import DiagnosticSeverity
+        from Microsoft.CodeAnalysis import LineVisibility
+
+        if found.IsSuppressed or found.Severity not in (DiagnosticSeverity.Error, DiagnosticSeverity.Warning):
+            return None
+        severity = Severity.ERROR if found.Severity == DiagnosticSeverity.Error else Severity.WARNING
+        layer = Layer.COMPILER if found.Id.startswith("CS") else Layer.ANALYZERS
+        message = found.GetMessage(_invariant_culture())
+        location = found.Location
+        if not location.IsInSource:
+            return Diagnostic("", 0, 0, severity, found.Id, message, layer)
+        tree = location.SourceTree
+        if tree.GetLineVisibility(location.SourceSpan.Start) == LineVisibility.Hidden:
+            # Scaffolding the user never wrote: a code-generator bug, never a wrong Kite line.
+            kite_file = tree.FilePath.removesuffix(".cs")
+            return Diagnostic(
+                kite_file, 0, 0, Severity.ERROR, INTERNAL_ERROR_ID,
+                f"internal error: {found.Id} on generated code with no Kite line: {message}", layer,
+            )
+        span = location.GetMappedLineSpan()
+        start = span.StartLinePosition
+        return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer)
+
+
+def _invariant_culture():
+    from System.Globalization import CultureInfo
+
+    return CultureInfo.InvariantCulture

@@ -1,0 +1,58 @@
+"""Booting CoreCLR inside this Python process (pythonnet), once, on first use."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+
+from kite.dotnet.packages import DotnetPackages, restore
+from kite.errors import ToolchainError
+
+DOTNET_MAJOR = 10
+RUNTIME_CONFIG = {
+    "runtimeOptions": {
+        "tfm": f"net{DOTNET_MAJOR}.0",
+        # Pin the major version: Roslyn's net10.0 build needs it; newer minors and patches are fine.
+        "rollForward": "LatestMinor",
+        "framework": {"name": "Microsoft.NETCore.App", "version": f"{DOTNET_MAJOR}.0.0"},
+    }
+}
+
+
+@dataclass(frozen=True)
+class DotnetRuntime:
+    packages: DotnetPackages
+    runtime_version: str
+    runtime_dir: str  # where System.Private.CoreLib was loaded from
+
+
+@functools.cache
+def boot() -> DotnetRuntime:
+    """Start CoreCLR and load the compiler. Every later call returns the same runtime."""
+    packages = restore()
+    config = packages.cache_dir / "kite.runtimeconfig.json"
+    config.write_text(json.dumps(RUNTIME_CONFIG, indent=1))
+    try:
+        import pythonnet
+        from clr_loader import get_coreclr
+
+        pythonnet.set_runtime(get_coreclr(runtime_config=str(config)))
+        import clr  # noqa: F401  (starts the runtime)
+    except Exception as error:  # clr_loader raises bare RuntimeError/OSError with long texts
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ToolchainError(
+            f"cannot start the .NET {DOTNET_MAJOR} runtime ({first_line}); install the .NET {DOTNET_MAJOR} SDK"
+        ) from None
+
+    import System
+    from System.Reflection import Assembly
+
+    for path in packages.compiler_dlls:
+        Assembly.LoadFrom(path)
+    import clr
+
+    clr.AddReference("Microsoft.CodeAnalysis")
+    clr.AddReference("Microsoft.CodeAnalysis.CSharp")
+    core_dir = System.IO.Path.GetDirectoryName(System.Object().GetType().Assembly.Location)
+    return DotnetRuntime(packages, str(System.Environment.Version), str(core_dir))
