@@ -1,0 +1,1 @@
+"""The `kite` command: argument parsing, output formats and exit codes; the work is in the compiler core."""

@@ -1,0 +1,254 @@
+"""Scopes and symbols of one module, gathered into plain facts that the rules read; then every rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kite.diagnostics import Diagnostic
+from kite.syntax import nodes as n
+
+IMMUTABLE_KINDS = {"let", "const", "param", "loop", "lambda"}
+
+
+@dataclass
+class Binding:
+    name: str
+    kind: str  # let, mut, const, param, loop, lambda
+    line: int
+    column: int
+    type: n.TypeRef | None = None
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str
+    kind: str  # module, type, enum, member, field, fn, param, let, const, loop, lambda
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class IllegalAssignment:
+    name: str
+    kind: str  # what was assigned: let, const, param, loop, lambda, field
+    owner: str | None  # the record type, for a field
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Discarded:
+    """An expression statement: its value, if it has one, is thrown away."""
+
+    expr: object
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Facts:
+    declarations: tuple[Declaration, ...]
+    bindings: tuple[Binding, ...]
+    illegal_assignments: tuple[IllegalAssignment, ...]
+    discarded: tuple[Discarded, ...]
+    functions: dict  # name -> FnDecl
+    records: dict  # name -> TypeDecl
+    misplaced: tuple[tuple[int, int, str], ...] = field(default=())  # KT000 found by the analyzer
+
+
+class _Walker:
+    def __init__(self, module: n.Module):
+        self.module = module
+        self.functions = {item.name: item for item in module.items if isinstance(item, n.FnDecl)}
+        self.records = {item.name: item for item in module.items if isinstance(item, n.TypeDecl)}
+        self.declarations: list[Declaration] = []
+        self.bindings: list[Binding] = []
+        self.illegal: list[IllegalAssignment] = []
+        self.discarded: list[Discarded] = []
+        self.misplaced: list[tuple[int, int, str]] = []
+        self.scopes: list[dict[str, Binding]] = [{}]
+        self.in_test = False
+
+    # ---- scopes
+
+    def declare(self, name: str, kind: str, line: int, column: int, type_=None) -> None:
+        binding = Binding(name, kind, line, column, type_)
+        self.scopes[-1][name] = binding
+        self.bindings.append(binding)
+        self.declarations.append(Declaration(name, kind if kind != "mut" else "let", line, column))
+
+    def resolve(self, name: str) -> Binding | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def in_scope(self, body, *, before=()):
+        self.scopes.append({})
+        for declare in before:
+            declare()
+        self.block(body)
+        self.scopes.pop()
+
+    # ---- module
+
+    def run(self) -> Facts:
+        module = self.module
+        if module.name:
+            self.declarations.append(Declaration(module.name, "module", module.line, module.column))
+        for item in module.items:
+            if isinstance(item, n.Let):
+                self.expr(item.value)
+                self.declare(item.name, "const", item.line, item.column + len("let "), item.type)
+            elif isinstance(item, n.TypeDecl):
+                self.declarations.append(Declaration(item.name, "type", item.line, item.column + len("type ")))
+                for record_field in item.fields:
+                    self.declarations.append(Declaration(record_field.name, "field", record_field.line, record_field.column))
+            elif isinstance(item, n.EnumDecl):
+                self.declarations.append(Declaration(item.name, "enum", item.line, item.column + len("enum ")))
+                for member in item.members:
+                    self.declarations.append(Declaration(member.name, "member", member.line, member.column))
+            elif isinstance(item, n.FnDecl):
+                self.declarations.append(Declaration(item.name, "fn", item.line, item.column + len("fn ")))
+        for item in module.items:
+            if isinstance(item, n.FnDecl):
+                for param in item.params:
+                    if param.type is None:
+                        self.misplaced.append((param.line, param.column, f"parameter '{param.name}' needs a type: {param.name}: int"))
+                self.in_scope(item.body, before=[lambda p=p: self.declare(p.name, "param", p.line, p.column, p.type) for p in item.params])
+            elif isinstance(item, n.TestDecl):
+                self.in_test = True
+                self.in_scope(item.body)
+                self.in_test = False
+        return Facts(
+            tuple(self.declarations), tuple(self.bindings), tuple(self.illegal), tuple(self.discarded),
+            self.functions, self.records, tuple(self.misplaced),
+        )
+
+    # ---- statements
+
+    def block(self, body) -> None:
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, s) -> None:
+        if isinstance(s, n.Let):
+            self.expr(s.value)
+            value_type = s.type or _constructed_type(s.value)
+            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column + len("let mut " if s.mutable else "let "), value_type)
+        elif isinstance(s, n.Assign):
+            self.assign(s)
+        elif isinstance(s, n.ExprStmt):
+            self.expr(s.expr)
+            self.discarded.append(Discarded(s.expr, s.line, s.column))
+        elif isinstance(s, (n.Return,)):
+            if s.value is not None:
+                self.expr(s.value)
+        elif isinstance(s, n.Expect):
+            if not self.in_test:
+                self.misplaced.append((s.line, s.column, "'expect' belongs in a test block"))
+            self.expr(s.expr)
+        elif isinstance(s, n.If):
+            for condition, body in s.branches:
+                self.expr(condition)
+                self.in_scope(body)
+            if s.orelse is not None:
+                self.in_scope(s.orelse)
+        elif isinstance(s, n.While):
+            self.expr(s.condition)
+            self.in_scope(s.body)
+        elif isinstance(s, n.For):
+            self.expr(s.iterable)
+            element = _element_type(self, s.iterable)
+            self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
+
+    def assign(self, s: n.Assign) -> None:
+        self.expr(s.value)
+        target = s.target
+        if isinstance(target, n.Name):
+            binding = self.resolve(target.name)
+            if binding is None:
+                return
+            if binding.kind in IMMUTABLE_KINDS:
+                self.illegal.append(IllegalAssignment(target.name, binding.kind, None, s.line, s.column))
+            else:
+                binding.changed = True
+        elif isinstance(target, n.Member):
+            self.expr(target.target)
+            owner = _record_of(self, target.target)
+            if owner is not None and any(f.name == target.name for f in self.records[owner].fields):
+                self.illegal.append(IllegalAssignment(target.name, "field", owner, s.line, s.column))
+        else:
+            self.expr(target)
+
+    # ---- expressions: only lambdas declare anything
+
+    def expr(self, e) -> None:
+        if isinstance(e, n.Lambda):
+            self.scopes.append({})
+            for param in e.params:
+                self.declare(param.name, "lambda", param.line, param.column, param.type)
+            self.expr(e.body)
+            self.scopes.pop()
+            return
+        for child in _children(e):
+            self.expr(child)
+
+
+def _children(e):
+    if isinstance(e, n.Binary):
+        return (e.left, e.right)
+    if isinstance(e, n.Unary):
+        return (e.operand,)
+    if isinstance(e, n.Call):
+        return (e.func, *e.args)
+    if isinstance(e, n.TypeCall):
+        return e.args
+    if isinstance(e, n.Index):
+        return (e.target, e.index)
+    if isinstance(e, n.Member):
+        return (e.target,)
+    if isinstance(e, n.ListLiteral):
+        return e.items
+    if isinstance(e, n.FString):
+        return tuple(part for part in e.parts if not isinstance(part, str))
+    return ()
+
+
+def _constructed_type(value) -> n.TypeRef | None:
+    """`Item(...)` makes an Item: enough to know a binding holds a record."""
+    if isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.name[:1].isupper():
+        return n.TypeRef(value.line, value.column, value.func.name)
+    return None
+
+
+def _record_of(walker: _Walker, e) -> str | None:
+    if isinstance(e, n.Name):
+        binding = walker.resolve(e.name)
+        if binding is not None and binding.type is not None and binding.type.name in walker.records:
+            return binding.type.name
+    return None
+
+
+def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
+    if isinstance(iterable, n.Name):
+        binding = walker.resolve(iterable.name)
+        if binding is not None and binding.type is not None and binding.type.name in ("list", "set") and binding.type.args:
+            return binding.type.args[0]
+    return None
+
+
+def gather(module: n.Module) -> Facts:
+    return _Walker(module).run()
+
+
+def analyze(module: n.Module, file: str) -> list[Diagnostic]:
+    """Every Kite rule over one module."""
+    from kite.rules import AST_RULES
+
+    facts = gather(module)
+    found: list[Diagnostic] = []
+    for rule in AST_RULES:
+        found.extend(rule.check(module, facts, file))
+    return found

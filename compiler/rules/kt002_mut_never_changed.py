@@ -1,0 +1,19 @@
+"""KT002: a let mut that is never changed."""
+
+from kite.diagnostics import Severity
+from kite.rules.base import Rule
+
+RULE = Rule(
+    id="KT002",
+    severity=Severity.WARNING,
+    summary="a let mut that is never assigned again",
+    rationale="let mut tells the reader to watch for changes; when none come, it misleads. Sloppy, not wrong: a warning.",
+    example="let mut count = len(xs)\nreturn count",
+    fix="let count = len(xs)",
+)
+
+
+def check(module, facts, file):
+    for binding in facts.bindings:
+        if binding.kind == "mut" and not binding.changed:
+            yield RULE.at(file, binding.line, binding.column, f"'{binding.name}' is never changed: declare it with let, not let mut")

@@ -1,0 +1,43 @@
+"""KT003: naming. Functions, variables, parameters and fields are snake_case; modules, types and enum members PascalCase."""
+
+import re
+
+from kite.diagnostics import Severity
+from kite.rules.base import Rule
+
+RULE = Rule(
+    id="KT003",
+    severity=Severity.WARNING,
+    summary="a declared name in the wrong case: snake_case for values and functions, PascalCase for modules and types",
+    rationale="One naming style per kind of name is part of writing Kite, not C# (AddItem) or Java (addItem). Names Kite did not declare (.NET members such as Split) are never checked.",
+    example="fn AddItem(itemName: str)",
+    fix="fn add_item(item_name: str)",
+)
+
+SNAKE = re.compile(r"^_*[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+PASCAL_KINDS = {"module", "type", "enum", "member"}
+
+
+def words(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [word for word in re.split(r"[_\s]+", spaced) if word]
+
+
+def to_snake(name: str) -> str:
+    return "_".join(word.lower() for word in words(name))
+
+
+def to_pascal(name: str) -> str:
+    return "".join(word[:1].upper() + word[1:].lower() for word in words(name))
+
+
+def check(module, facts, file):
+    for declaration in facts.declarations:
+        name = declaration.name
+        if declaration.kind in PASCAL_KINDS:
+            if not PASCAL.match(name):
+                yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be PascalCase: {to_pascal(name)}")
+        elif not SNAKE.match(name):
+            yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be snake_case: {to_snake(name)}")

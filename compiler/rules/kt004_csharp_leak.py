@@ -1,0 +1,20 @@
+"""KT004: another language (C#) written into Kite."""
+
+from kite.diagnostics import Severity
+from kite.rules.base import Rule
+
+RULE = Rule(
+    id="KT004",
+    severity=Severity.ERROR,
+    summary="another language written into Kite: ;, braces, var, new, &&, ||, !, null, ++, --, else if, foreach, //",
+    rationale=(
+        "The experiment measures whether a model writes Kite or falls back to a language it already knows. "
+        "Every C# habit is reported, even on lines that do not otherwise parse."
+    ),
+    example="var sum = a + b;",
+    fix="let sum = a + b",
+)
+
+
+def message(token: str) -> str:
+    return f"'{token}' is C#, not Kite"

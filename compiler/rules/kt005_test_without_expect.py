@@ -1,0 +1,33 @@
+"""KT005: a test with no expect can never fail."""
+
+from kite.diagnostics import Severity
+from kite.rules.base import Rule
+from kite.syntax import nodes as n
+
+RULE = Rule(
+    id="KT005",
+    severity=Severity.WARNING,
+    summary="a test block with no expect",
+    rationale="A test that asserts nothing always passes, so it proves nothing: a grader must not count it.",
+    example='test "adds numbers"\n    add(1, 2)',
+    fix='test "adds numbers"\n    expect add(1, 2) == 3',
+)
+
+
+def _has_expect(body) -> bool:
+    for statement in body:
+        if isinstance(statement, n.Expect):
+            return True
+        if isinstance(statement, n.If):
+            bodies = [body for _, body in statement.branches] + [statement.orelse or ()]
+            if any(_has_expect(inner) for inner in bodies):
+                return True
+        if isinstance(statement, (n.While, n.For)) and _has_expect(statement.body):
+            return True
+    return False
+
+
+def check(module, facts, file):
+    for item in module.items:
+        if isinstance(item, n.TestDecl) and not _has_expect(item.body):
+            yield RULE.at(file, item.line, item.column, f"test '{item.description}' checks nothing: add an expect")

@@ -1,0 +1,164 @@
+"""Source text to AST: leak scan (KT004), layout (KT000), then the parser with line-level recovery.
+
+A line that does not parse is reported once (KT000), replaced by a neutral line, and the file is
+parsed again, so one mistake neither hides the rest of the file nor cascades into more errors.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr
+
+from kite.diagnostics import Diagnostic
+from kite.rules import kt000_syntax, kt004_csharp_leak
+from kite.source import SourceFile
+from kite.syntax import layout as layout_pass
+from kite.syntax import leaks
+from kite.syntax.nodes import Module
+from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
+
+MAX_SYNTAX_ERRORS = 20
+ITEM_KEYWORDS = {"module", "use", "let", "type", "enum", "fn", "test"}
+NOT_KITE_STATEMENTS = {
+    "switch", "case", "default", "do", "try", "catch", "finally", "throw", "match", "def", "function",
+    "func", "loop", "until", "unless", "goto", "import", "from", "struct", "interface", "lambda", "const",
+    "elseif", "elsif", "end", "then", "repeat", "with", "yield", "async", "await", "del", "global",
+}
+EXPRESSION_STARTS = {"NAME", "INT", "DEC", "STRING", "FSTRING", "CHAR", "TRUE", "FALSE", "NONE", "LSQB", "LPAR", "MINUS", "NOT", "LIST", "SET", "MAP", "FN"}
+TERMINAL_WORDS = {
+    "NAME": "a name", "INT": "a number", "DEC": "a number", "STRING": "a string", "FSTRING": "an f-string",
+    "CHAR": "a char", "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "$END": "end of file", "COMPARE": "a comparison", "ASSIGN_OP": "'='", "MUL_OP": "'*', '/' or '%'",
+}
+
+
+@dataclass(frozen=True)
+class SyntaxResult:
+    module: Module | None
+    diagnostics: tuple[Diagnostic, ...]  # KT000 and KT004
+    leaked_lines: frozenset[int]  # lines with KT004: no KT000 or compiler diagnostic is shown there
+    replaced_lines: frozenset[int]  # lines recovery replaced: nothing else is reported there
+
+    @property
+    def complete(self) -> bool:
+        """Every line was understood as written (after leak recovery): the C# layer can run."""
+        return self.module is not None and not self.replaced_lines
+
+
+def read_syntax(source: SourceFile) -> SyntaxResult:
+    file = source.path
+    scan = leaks.scan(source.text)
+    diagnostics = [kt004_csharp_leak.RULE.at(file, leak.line, leak.column, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
+    leaked = scan.leaked_lines
+    layout = layout_pass.check(scan.recovered_text)
+    replaced: set[int] = set()
+    for line, column, message in layout.problems:
+        if line not in leaked:
+            diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+        if message.startswith("expected an indented block"):
+            replaced.add(line)
+    lines = list(layout.lines)
+    module = None
+    if not any(text.strip() and not text.strip().startswith("#") for text in lines):
+        diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, "empty file: expected 'module Name'"))
+        return SyntaxResult(None, tuple(diagnostics), leaked, frozenset())
+    for _ in range(MAX_SYNTAX_ERRORS):
+        try:
+            module = parse_module("\n".join(lines))
+            break
+        except (UnexpectedInput, KiteSyntaxError) as error:
+            line, column, message = describe(error, lines)
+            if line in replaced:  # replacing it did not help: give up on the rest
+                break
+            if line not in leaked:
+                diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+            replaced.update(_neutralize(lines, layout, line))
+    else:
+        diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, f"more than {MAX_SYNTAX_ERRORS} syntax errors: stopped"))
+    if module is not None and not module.name:
+        first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
+        diagnostics.append(kt000_syntax.RULE.at(file, first, 1, "expected 'module Name' before anything else"))
+        module = None
+    return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced))
+
+
+def _neutralize(lines: list[str], layout: layout_pass.Layout, line: int) -> range:
+    """Replace the logical line holding `line` with one that parses in its place."""
+    logical = layout.logical_line_of(line) or layout_pass.LogicalLine(line, line, 0, False)
+    indent = " " * logical.indent
+    enclosing = _enclosing_item(layout, logical)
+    if logical.opens_block:
+        replacement = "if true" if logical.indent else f"fn recovered_line_{line}()"
+    elif enclosing == "type":
+        replacement = f"recovered_line_{line}: int"
+    elif enclosing == "enum":
+        replacement = f"RecoveredLine{line}"
+    else:
+        replacement = "pass" if logical.indent else ""
+    for number in range(logical.first, logical.last + 1):
+        lines[number - 1] = ""
+    lines[logical.first - 1] = indent + replacement if replacement else ""
+    return range(logical.first, logical.last + 1)
+
+
+def _enclosing_item(layout: layout_pass.Layout, logical: layout_pass.LogicalLine) -> str | None:
+    if logical.indent == 0:
+        return None
+    for candidate in reversed(layout.logical):
+        if candidate.first < logical.first and candidate.indent == 0:
+            return layout.lines[candidate.first - 1].split()[0]
+    return None
+
+
+def describe(error: Exception, lines: list[str]) -> tuple[int, int, str]:
+    """Where the parse failed and what a Kite programmer should read there."""
+    if isinstance(error, KiteSyntaxError):
+        return error.line, error.column, error.message
+    if isinstance(error, UnexpectedCharacters):
+        return error.line, error.column, f"unexpected character {error.char!r}"
+    if isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END"):
+        last = max((i + 1 for i, text in enumerate(lines) if text.strip()), default=1)
+        return last, 1, "unexpected end of file"
+    assert isinstance(error, UnexpectedToken)
+    token = error.token
+    line = token.line
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    stripped = text.strip()
+    first_word = re.match(r"\S[\w]*", stripped).group() if stripped else ""
+    indent = len(text) - len(text.lstrip())
+    if first_word in NOT_KITE_STATEMENTS:
+        return line, indent + 1, f"'{first_word}' is not a Kite statement"
+    if token.value == ":" and layout_pass.header_keyword(stripped) and stripped.endswith(":"):
+        return line, token.column, f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'"
+    if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:
+        return line, 1, f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can"
+    return line, token.column, f"unexpected {_found(token)}: expected {_expected(error.expected)}"
+
+
+def _found(token) -> str:
+    if token.type in ("_NL", "_INDENT", "_DEDENT"):
+        return TERMINAL_WORDS[token.type]
+    return f"'{token.value}'"
+
+
+def _expected(names) -> str:
+    names = set(names)
+    words = []
+    if len(names & EXPRESSION_STARTS) >= 5:
+        names -= EXPRESSION_STARTS
+        words.append("an expression")
+    terminals = {terminal.name: terminal for terminal in lark_parser().terminals}
+    for name in sorted(names):
+        if name in TERMINAL_WORDS:
+            words.append(TERMINAL_WORDS[name])
+        elif name in terminals and isinstance(terminals[name].pattern, PatternStr):
+            words.append(f"'{terminals[name].pattern.value}'")
+        else:
+            words.append(name.lower())
+    words = list(dict.fromkeys(words))
+    if len(words) > 6:
+        words = words[:6] + ["..."]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

@@ -1,0 +1,116 @@
+"""Indentation, checked line by line before parsing (KT000), and made consistent so the parser can go on."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+INDENT = 4
+HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
+# Other languages' block statements: a deeper block after one is the statement's own block,
+# so only the statement is reported (by the parser), not an "unexpected indent".
+FOREIGN_HEADER = re.compile(r"(switch|try|catch|finally|do|match|loop|def|with|case|default|repeat|unless|until|struct|interface|class|function|func)\b")
+QUOTED_OR_COMMENT = re.compile(r'"(\\.|[^"\\])*"?|\'(\\.|[^\'\\])*\'?|#.*')
+
+
+@dataclass(frozen=True)
+class LogicalLine:
+    first: int  # 1-based physical line numbers, inclusive
+    last: int
+    indent: int
+    opens_block: bool
+
+
+@dataclass(frozen=True)
+class Layout:
+    problems: tuple[tuple[int, int, str], ...]  # (line, column, message)
+    lines: tuple[str, ...]  # physical lines, indentation made consistent
+    logical: tuple[LogicalLine, ...]
+
+    def logical_line_of(self, line: int) -> LogicalLine | None:
+        for logical in self.logical:
+            if logical.first <= line <= logical.last:
+                return logical
+        return None
+
+
+def header_keyword(stripped: str) -> str | None:
+    match = HEADER.match(stripped)
+    return match.group(1).split()[0] if match else None
+
+
+def bracket_delta(line: str) -> int:
+    code = QUOTED_OR_COMMENT.sub("", line)
+    return code.count("(") + code.count("[") - code.count(")") - code.count("]")
+
+
+def check(text: str) -> Layout:
+    lines = text.split("\n")
+    problems: list[tuple[int, int, str]] = []
+    logical: list[LogicalLine] = []
+    stack = [0]
+    open_header: tuple[int, str] | None = None  # (index into logical, keyword) awaiting its block
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            index += 1
+            continue
+        number = index + 1
+        raw_indent = line[: len(line) - len(line.lstrip(" \t"))]
+        width = len(raw_indent.expandtabs(INDENT))
+        if "\t" in raw_indent:
+            problems.append((number, 1, "tabs are not allowed in indentation: use 4 spaces"))
+        elif width % INDENT:
+            problems.append((number, 1, f"indentation must be a multiple of 4 spaces, not {width}"))
+        width -= width % INDENT
+        if open_header is not None:
+            if width <= stack[-1]:
+                header_index, keyword = open_header
+                header = logical[header_index]
+                problems.append((header.first, header.indent + 1, f"expected an indented block after '{keyword}'"))
+                _drop(lines, logical, header_index)
+            else:
+                if width > stack[-1] + INDENT:
+                    problems.append((number, 1, "indented too far: a block is 4 spaces deeper than its header"))
+                    width = stack[-1] + INDENT
+                stack.append(width)
+        elif width > stack[-1] and logical and FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()):
+            previous = logical[-1]
+            logical[-1] = LogicalLine(previous.first, previous.last, previous.indent, True)
+            width = stack[-1] + INDENT
+            stack.append(width)
+        elif width > stack[-1]:
+            problems.append((number, 1, "unexpected indent"))
+            width = stack[-1]
+        if width < stack[-1]:
+            while stack[-1] > width:
+                stack.pop()
+            if stack[-1] != width:
+                problems.append((number, 1, "unindent does not match any outer block"))
+                width = stack[-1]
+        # A line continues while ( or [ stay open.
+        last = index
+        depth = bracket_delta(line)
+        while depth > 0 and last + 1 < len(lines):
+            last += 1
+            depth += bracket_delta(lines[last])
+        lines[index] = " " * width + stripped
+        keyword = header_keyword(stripped)
+        logical.append(LogicalLine(number, last + 1, width, keyword is not None))
+        open_header = (len(logical) - 1, keyword) if keyword else None
+        index = last + 1
+    if open_header is not None:
+        header_index, keyword = open_header
+        header = logical[header_index]
+        problems.append((header.first, header.indent + 1, f"expected an indented block after '{keyword}'"))
+        _drop(lines, logical, header_index)
+    return Layout(tuple(problems), tuple(lines), tuple(logical))
+
+
+def _drop(lines: list[str], logical: list[LogicalLine], position: int) -> None:
+    """A header without its block cannot parse: blank it so the lines around it still can."""
+    header = logical.pop(position)
+    for number in range(header.first, header.last + 1):
+        lines[number - 1] = ""

@@ -1,0 +1,162 @@
+"""KT004: C# written into Kite, found on raw lines (so it works where nothing parses), then recovered.
+
+The scan skips strings, char literals and comments. Every leaked token is reported once, in column
+order; the recovered text reads it as the Kite the writer meant (`var` as `let`, `&&` as `and`, ...)
+so that the rest of the file parses and nothing cascades from the leak.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# C# words that are not Kite, and what recovery reads them as ("" drops the word).
+LEAKED_WORDS = {
+    "var": "let mut",  # C#'s var is mutable; KT002 is not reported on a leaked line
+    "new": "",
+    "null": "none",
+    "foreach": "for",
+    "public": "",
+    "private": "",
+    "protected": "",
+    "internal": "",
+    "static": "",
+    "void": "",
+    "class": "",
+    "using": "use",
+}
+# C# punctuation, longest first, with its recovery.
+LEAKED_SYMBOLS = (
+    ("&&", " and "),
+    ("||", " or "),
+    ("++", " += 1"),
+    ("--", " -= 1"),
+    ("//", "#"),
+    (";", " "),
+    ("{", " "),
+    ("}", " "),
+)
+# A line without any of these cannot leak: most lines skip the character scan.
+SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join(LEAKED_WORDS) + r"|else)\b")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ELSE_IF = re.compile(r"else[ \t]+if\b")
+FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Za-z_]\w*)\s+in\s+(.*)\)\s*$")
+
+
+@dataclass(frozen=True)
+class Leak:
+    line: int
+    column: int  # 1-based
+    token: str
+
+
+@dataclass(frozen=True)
+class LeakScan:
+    leaks: tuple[Leak, ...]
+    recovered_text: str
+
+    @property
+    def leaked_lines(self) -> frozenset[int]:
+        return frozenset(leak.line for leak in self.leaks)
+
+
+def _skip_quoted(line: str, start: int, quote: str) -> int:
+    """Index just past the literal that opens at `start` (or the end of the line if it never closes)."""
+    index = start + 1
+    while index < len(line):
+        if line[index] == "\\":
+            index += 2
+        elif line[index] == quote:
+            return index + 1
+        else:
+            index += 1
+    return len(line)
+
+
+def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
+    leaks: list[Leak] = []
+    out: list[str] = []
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "#":
+            out.append(line[index:])
+            break
+        if char == '"' or (char in "f$" and line.startswith('"', index + 1)):
+            end = _skip_quoted(line, index + (char != '"'), '"')
+            if char == "$":  # C# interpolation: the same string as a Kite f-string
+                leaks.append(Leak(number, index + 1, '$"'))
+                out.append("f" + line[index + 1:end])
+            else:
+                out.append(line[index:end])
+            index = end
+            continue
+        if char == "'":
+            end = _skip_quoted(line, index, "'")
+            out.append(line[index:end])
+            index = end
+            continue
+        word_match = WORD.match(line, index)
+        if word_match:
+            word = word_match.group()
+            else_if = ELSE_IF.match(line, index) if word == "else" else None
+            if else_if:
+                leaks.append(Leak(number, index + 1, "else if"))
+                out.append("elif")
+                index = else_if.end()
+            elif word in LEAKED_WORDS:
+                leaks.append(Leak(number, index + 1, word))
+                out.append(LEAKED_WORDS[word])
+                index += len(word)
+            else:
+                out.append(word)
+                index += len(word)
+            continue
+        if char in "0123456789":
+            # A number such as 1.5 or 1_000: copied whole so no word inside it is read as a leak.
+            end = index
+            while end < len(line) and (line[end].isalnum() or line[end] in "._"):
+                end += 1
+            out.append(line[index:end])
+            index = end
+            continue
+        for symbol, replacement in LEAKED_SYMBOLS:
+            if line.startswith(symbol, index):
+                leaks.append(Leak(number, index + 1, symbol))
+                if symbol == "//":
+                    out.append("#" + line[index + 2:])
+                    index = len(line)
+                else:
+                    out.append(replacement)
+                    index += len(symbol)
+                break
+        else:
+            if char == "!" and not line.startswith("!=", index):
+                leaks.append(Leak(number, index + 1, "!"))
+                # `!x` is `not x`; a trailing `!` (C#'s null-forgiving `x!`) just goes.
+                follows = line[index + 1:index + 2]
+                out.append("not " if (follows.isalnum() or follows in "_(") else "")
+            else:
+                out.append(char)
+            index += 1
+    recovered = "".join(out)
+    if any(leak.token == "foreach" for leak in leaks):
+        # foreach (var x in xs) -> for x in xs
+        indent = recovered[: len(recovered) - len(recovered.lstrip())]
+        header = FOREACH_HEADER.match(recovered.strip())
+        if header:
+            recovered = f"{indent}for {header.group(1)} in {header.group(2).strip()}"
+    return leaks, recovered
+
+
+def scan(text: str) -> LeakScan:
+    leaks: list[Leak] = []
+    lines = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not SUSPECT.search(line):
+            lines.append(line)
+            continue
+        found, recovered = scan_line(number, line)
+        leaks.extend(found)
+        lines.append(recovered.rstrip() if found else line)
+    return LeakScan(tuple(leaks), "\n".join(lines))

@@ -1,0 +1,120 @@
+"""The front end on every construct and on hostile input: diagnostics or a one-line error, never a traceback."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from conftest import ARTICLE, REPO, run_kite
+from kite.errors import UnusableInput
+from kite.pipeline import kite_layer
+from kite.source import decode
+from kite.syntax import nodes as n
+from kite.syntax.parser import MAX_NESTING
+
+
+def kite_lines(text: str, name: str = "t.kite") -> list[str]:
+    _, found = kite_layer(decode(name, text.encode()))
+    return sorted(d.render() for d in found)
+
+
+@pytest.mark.parametrize("path", sorted(ARTICLE.glob("*.kite")) + sorted((REPO / "samples").glob("*.kite")), ids=lambda p: p.name)
+def test_every_example_and_sample_parses(path):
+    syntax, _ = kite_layer(decode(path.name, path.read_bytes()))
+    assert syntax.module is not None
+    assert not [d for d in syntax.diagnostics if d.id == "KT000"]
+
+
+def test_the_language_tour_covers_every_construct():
+    syntax, found = kite_layer(decode("tour.kite", (REPO / "samples" / "language_tour.kite").read_bytes()))
+    assert found == []
+    seen = set()
+
+    def visit(value):
+        if isinstance(value, tuple):
+            for item in value:
+                visit(item)
+        elif isinstance(value, n.Node):
+            seen.add(type(value).__name__)
+            if isinstance(value, n.Literal):
+                seen.add(f"Literal:{value.kind}")
+            for field in value.__dataclass_fields__:
+                visit(getattr(value, field))
+
+    visit(syntax.module)
+    every_node = {name for name, value in vars(n).items() if isinstance(value, type) and issubclass(value, n.Node) and value is not n.Node}
+    assert every_node - seen == set()
+    assert {f"Literal:{kind}" for kind in ("int", "dec", "str", "char", "bool", "none")} <= seen
+
+
+def test_bom_and_crlf_read_like_plain_lf():
+    text = (ARTICLE / "mistakes.kite").read_text()
+    plain = kite_lines(text)
+    _, found = kite_layer(decode("t.kite", codecs.BOM_UTF8 + text.replace("\n", "\r\n").encode()))
+    assert sorted(d.render() for d in found) == plain
+
+
+def test_invalid_utf8_is_a_clear_error_naming_the_offset():
+    with pytest.raises(UnusableInput, match=r"not valid UTF-8 \(byte 0xff at offset 13\)"):
+        decode("t.kite", b"module Bytes\n\xff\n")
+
+
+def test_empty_text_is_kt000_no_module():
+    assert kite_lines("") == ["t.kite(1): error KT000: empty file: expected 'module Name'"]
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01binary", b"module A\n\xc3\x28\n"], ids=["empty", "binary", "bad-utf8"])
+def test_unusable_files_exit_2_with_one_line(tmp_path, content):
+    (tmp_path / "bad.kite").write_bytes(content)
+    result = run_kite(["check", "--layer", "kite", "bad.kite"], cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("kite: error: bad.kite:")
+
+
+def test_missing_file_exits_2(tmp_path):
+    result = run_kite(["check", "nothing.kite"], cwd=tmp_path)
+    assert (result.exit_code, result.output) == (2, "kite: error: nothing.kite: no such file\n")
+
+
+@pytest.mark.parametrize("shape", ["parens", "unary", "sum", "lists", "blocks"])
+def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(shape):
+    depth = 500 if shape == "blocks" else 5000  # 5,000 blocks would be 50 MB of indentation
+    if shape == "parens":
+        expr = "(" * depth + "1" + ")" * depth
+    elif shape == "unary":
+        expr = "- " * depth + "1"  # "--" would be a C# leak
+    elif shape == "sum":
+        expr = " + ".join(["1"] * depth)
+    elif shape == "lists":
+        expr = "[" * depth + "1" + "]" * depth
+    if shape == "blocks":
+        body = "".join("    " * (level + 1) + "if true\n" for level in range(depth)) + "    " * (depth + 1) + "pass\n"
+        text = "module Deep\n\nfn f()\n" + body
+    else:
+        text = f"module Deep\n\nfn f() -> int\n    return {expr}\n"
+    lines = kite_lines(text)
+    if shape == "parens":
+        assert lines == []  # grouping parentheses leave no node behind: the AST is flat
+    else:
+        assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
+
+
+def test_a_two_megabyte_file_is_checked(tmp_path):
+    function = "fn f_{i}(x: int) -> int\n    let y = x * 2 + {i}\n    if y > 10\n        return y\n    return x\n\n"
+    chunks = ["module Big\n\n"]
+    i = 0
+    while sum(map(len, chunks)) < 2_000_000:
+        chunks.append(function.format(i=i))
+        i += 1
+    (tmp_path / "big.kite").write_text("".join(chunks))
+    result = run_kite(["check", "--layer", "kite", "big.kite"], cwd=tmp_path)
+    assert (result.exit_code, result.output) == (0, "clean: 0 errors, 0 warnings\n")
+
+
+def test_a_syntax_error_does_not_hide_the_rest_of_the_file():
+    text = "module Two\n\nfn f() -> int\n    let x = 1 +\n    return 1\n\nfn g()\n    let mut n = 0\n    print(n)\n"
+    assert kite_lines(text) == [
+        "t.kite(4): error KT000: unexpected end of line: expected an expression",
+        "t.kite(8): warning KT002: 'n' is never changed: declare it with let, not let mut",
+    ]
