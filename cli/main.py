@@ -105,3 +105,7 @@ def check(paths, layer, output_format, strict):
         click.echo(diag.summary(found))
     failed = verdict is diag.Verdict.FAILED or (strict and verdict is not diag.Verdict.CLEAN)
     sys.exit(EXIT_FAILED if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

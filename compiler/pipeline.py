@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
 from kite.analyze import analyze
+from kite.codegen.csharp import UnitSymbols, csharp_path, generate
+from kite.rules import ALL_RULES, kt000_syntax
+from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
 from kite.source import SourceFile, read
@@ -80,6 +85,39 @@ def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:
     return syntax, found
 
 
+SAME_PROBLEM = {rule.RULE.id: rule.RULE.same_as for rule in ALL_RULES}
+
+
+def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
+    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing."""
+    kept = list(kite)
+    for d in csharp:
+        result = syntax.get(d.file)
+        if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
+            continue  # recovery's guess at a leaked line is not the user's code
+        if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
+            continue
+        kept.append(d)
+    return diag.ordered(kept)
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A unit's C#: (C# path, text) per file, and the modules it came from."""
+
+    sources: tuple[tuple[str, str], ...]
+    module_name: str
+
+
+def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
+    symbols = UnitSymbols.of(modules)
+    sources = tuple(
+        (csharp_path(source.path), generate(module, source.path, symbols, entry_point=entry_point and source is unit.program))
+        for source, module in zip(unit.sources, modules)
+    )
+    return Generated(sources, modules[0].name)
+
+
 class Checker:
     """One per process: the expensive parts (Roslyn, the stdlib) are built on first use and reused."""
 
@@ -88,9 +126,44 @@ class Checker:
             raise ValueError(f"unknown layer {layer!r}")
         self.layer = layer
 
-    def check(self, unit: Unit) -> CheckResult:
+    @functools.cached_property
+    def roslyn(self):
+        from kite.dotnet.roslyn import RoslynService
+
+        return RoslynService()
+
+    @functools.cached_property
+    def stdlib(self):
+        from kite.dotnet.stdlib import compile_stdlib
+
+        return compile_stdlib(self.roslyn)
+
+    def front_end(self, unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:
+        """Kite's layer over every file; the modules, if the C# layer can run on them."""
         found: list[Diagnostic] = []
+        syntax: dict[str, SyntaxResult] = {}
         for source in unit.sources:
-            _, diagnostics = kite_layer(source)
+            result, diagnostics = kite_layer(source)
+            syntax[source.path] = result
             found.extend(diagnostics)
-        return CheckResult(tuple(diag.ordered(found)), ("kite",))
+        modules = [syntax[source.path].module for source in unit.sources]
+        program = modules[0]
+        for source, module in zip(unit.tests, modules[1:]):
+            if program is not None and module is not None and module.name != program.name:
+                found.append(kt000_syntax.RULE.at(
+                    source.path, module.line, module.column,
+                    f"this test file is for module '{module.name}', but {unit.program.path} is module '{program.name}'",
+                ))
+        complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
+        return found, syntax, (modules if complete else None)
+
+    def check(self, unit: Unit) -> CheckResult:
+        found, syntax, modules = self.front_end(unit)
+        if self.layer == "kite":
+            return CheckResult(tuple(diag.ordered(found)), ("kite",))
+        if modules is None:
+            return CheckResult(tuple(diag.ordered(found)), ("kite",), ("compiler and analyzers: the file has syntax errors (KT000)",))
+        generated = generate_unit(unit, modules)
+        csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
+        csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
+        return CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers"))

@@ -6,6 +6,7 @@ service and reused: re-creating references on every call leaks native memory.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -46,16 +47,14 @@ class RoslynService:
         self.rules = rules or AnalyzerRules.load()
 
         from System import String
-        from System.Collections.Generic import Dictionary, List
-        from Microsoft.CodeAnalysis import MetadataReference, OutputKind, ReportDiagnostic, DiagnosticSeverity
+        from System.Collections.Generic import Dictionary
+        from Microsoft.CodeAnalysis import OutputKind, ReportDiagnostic, DiagnosticSeverity
         from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions, CSharpParseOptions, LanguageVersion
         from Microsoft.CodeAnalysis import NullableContextOptions, OptimizationLevel
 
-        references = List[MetadataReference]()
-        for path in self.runtime.packages.reference_dlls:
-            references.Add(MetadataReference.CreateFromFile(path))
-        self._references = references
-        self.analyzers, self.analyzer_ids = self._load_analyzers()
+        self._references = _references(self.runtime)
+        self.analyzers, self._descriptors = _analyzers(self.runtime)
+        self.analyzer_ids = frozenset(self._descriptors)
         unknown = sorted((set(self.rules.on) | set(self.rules.off)) - self.analyzer_ids)
         if unknown:
             raise ToolchainError(f"analyzer_rules.toml names rules the analyzers do not have: {', '.join(unknown)}")
@@ -79,38 +78,6 @@ class RoslynService:
             .WithSpecificDiagnosticOptions(severities)
         )
 
-    def _load_analyzers(self):
-        from System.Collections.Immutable import ImmutableArray
-        from System.Reflection import Assembly
-        from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
-        from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
-        from System.Collections.Generic import List
-
-        class AssemblyLoader(IAnalyzerAssemblyLoader):
-            __namespace__ = "Kite.Toolchain"
-
-            def LoadFromPath(self, path):
-                return Assembly.LoadFrom(path)
-
-            def AddDependencyLocation(self, path):
-                pass
-
-        loader = AssemblyLoader()
-        failures = []
-        analyzers = List[DiagnosticAnalyzer]()
-        for path in self.runtime.packages.analyzer_dlls:
-            reference = AnalyzerFileReference(path, loader)
-            reference.AnalyzerLoadFailed += lambda _sender, event: failures.append(f"{path}: {event.Message}")
-            analyzers.AddRange(reference.GetAnalyzers(LanguageNames.CSharp))
-        if failures:
-            raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
-        if analyzers.Count == 0:
-            raise ToolchainError("no .NET analyzers were found in the restored packages")
-        self._descriptors = {
-            descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics
-        }
-        return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), frozenset(self._descriptors)
-
     def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None):
         from System.Collections.Generic import List
         from System.Text import Encoding
@@ -126,13 +93,13 @@ class RoslynService:
             all_references.Add(reference)
         return CSharpCompilation.Create(assembly_name, trees, all_references, options or self._options)
 
-    def check(self, path: str, text: str, references=()) -> list[Diagnostic]:
-        """Compiler and analyzer diagnostics of one C# file, on the lines its #line markers name."""
+    def check(self, sources: list[tuple[str, str]], references=()) -> list[Diagnostic]:
+        """Compiler and analyzer diagnostics of C# files (path, text), on the lines their #line markers name."""
         from Microsoft.CodeAnalysis.Diagnostics import AnalyzerOptions, CompilationWithAnalyzers, CompilationWithAnalyzersOptions
         from System.Collections.Immutable import ImmutableArray
         from Microsoft.CodeAnalysis import AdditionalText
 
-        compilation = self._compilation("KiteCheck", [(path, text)], references)
+        compilation = self._compilation("KiteCheck", sources, references)
         options = CompilationWithAnalyzersOptions(
             AnalyzerOptions(ImmutableArray.Create[AdditionalText]()), None, False, False
         )
@@ -153,11 +120,13 @@ class RoslynService:
         return Emitted(bytes(stream.ToArray()) if result.Success else None, diagnostics)
 
     def reference_from_image(self, image: bytes):
-        from System import Array, Byte
-        from Microsoft.CodeAnalysis import MetadataReference
+        from System import Array, Byte, String
         from System.Collections.Immutable import ImmutableArray
+        from Microsoft.CodeAnalysis import AssemblyMetadata
 
-        return MetadataReference.CreateFromImage(ImmutableArray.Create[Byte](Array[Byte](image)))
+        # pythonnet does not fill optional struct parameters: every argument is spelled out.
+        metadata = AssemblyMetadata.CreateFromImage(Array[Byte](image))
+        return metadata.GetReference(None, ImmutableArray[String].Empty, False, None, None)
 
     def _to_kite(self, found) -> Diagnostic | None:
         from Microsoft.CodeAnalysis import DiagnosticSeverity
@@ -182,6 +151,51 @@ class RoslynService:
         span = location.GetMappedLineSpan()
         start = span.StartLinePosition
         return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer)
+
+
+@functools.cache
+def _references(runtime: DotnetRuntime):
+    """The reference pack as MetadataReferences: once per process (each one holds native memory)."""
+    from System.Collections.Generic import List
+    from Microsoft.CodeAnalysis import MetadataReference
+
+    references = List[MetadataReference]()
+    for path in runtime.packages.reference_dlls:
+        references.Add(MetadataReference.CreateFromFile(path))
+    return references
+
+
+@functools.cache
+def _analyzers(runtime: DotnetRuntime):
+    """The C# analyzers, loaded once per process, and their rule descriptors by id."""
+    from System.Collections.Generic import List
+    from System.Collections.Immutable import ImmutableArray
+    from System.Reflection import Assembly
+    from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
+    from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
+
+    class AssemblyLoader(IAnalyzerAssemblyLoader):
+        __namespace__ = "Kite.Toolchain"
+
+        def LoadFromPath(self, path):
+            return Assembly.LoadFrom(path)
+
+        def AddDependencyLocation(self, path):
+            pass
+
+    loader = AssemblyLoader()
+    failures = []
+    analyzers = List[DiagnosticAnalyzer]()
+    for path in runtime.packages.analyzer_dlls:
+        reference = AnalyzerFileReference(path, loader)
+        reference.AnalyzerLoadFailed += lambda _sender, event, path=path: failures.append(f"{path}: {event.Message}")
+        analyzers.AddRange(reference.GetAnalyzers(LanguageNames.CSharp))
+    if failures:
+        raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
+    if analyzers.Count == 0:
+        raise ToolchainError("no .NET analyzers were found in the restored packages")
+    descriptors = {descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics}
+    return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), descriptors
 
 
 def _invariant_culture():

@@ -20,7 +20,7 @@ RUNTIME_CONFIG = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per process: identity is its hash (per-process caches key on it)
 class DotnetRuntime:
     packages: DotnetPackages
     runtime_version: str

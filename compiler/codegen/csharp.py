@@ -1,0 +1,373 @@
+"""AST to C#, with a #line marker before everything the user wrote and #line hidden before the rest.
+
+Semantics a Kite programmer expects, spelled in C#: `==` compares values (Kite.Runtime.Eq), `x in xs` is
+membership, `for` over a map walks its keys, a literal with a point is decimal, and `x != none` narrows
+x for int? as much as for str? (a pattern variable stands in for x where it is known not to be none).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from kite.codegen.types import constant_type, csharp_type, identifier
+from kite.syntax import nodes as n
+
+RUNTIME = "global::Kite.Runtime"
+PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
+
+
+@dataclass(frozen=True)
+class UnitSymbols:
+    """What every file of a unit (a program and its test files) declares, for calls across files."""
+
+    functions: frozenset[str]
+    enums: frozenset[str]
+
+    @classmethod
+    def of(cls, modules) -> "UnitSymbols":
+        items = [item for module in modules for item in module.items]
+        return cls(
+            frozenset(item.name for item in items if isinstance(item, n.FnDecl)),
+            frozenset(item.name for item in items if isinstance(item, n.EnumDecl)),
+        )
+
+
+def csharp_path(kite_path: str) -> str:
+    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated."""
+    return kite_path + ".cs"
+
+
+def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, entry_point: bool = False) -> str:
+    return _Writer(module, kite_path, symbols).write(entry_point)
+
+
+def _string_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def assigned_names(body) -> set[str]:
+    """Names assigned anywhere in these statements (nested blocks included)."""
+    found: set[str] = set()
+    for statement in body:
+        if isinstance(statement, n.Assign) and isinstance(statement.target, n.Name):
+            found.add(statement.target.name)
+        elif isinstance(statement, n.If):
+            for _, inner in statement.branches:
+                found |= assigned_names(inner)
+            found |= assigned_names(statement.orelse or ())
+        elif isinstance(statement, (n.While, n.For)):
+            found |= assigned_names(statement.body)
+    return found
+
+
+def always_exits(body) -> bool:
+    return bool(body) and isinstance(body[-1], (n.Return, n.Break, n.Continue))
+
+
+class _Writer:
+    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols):
+        self.module = module
+        self.path = kite_path.replace("\\", "\\\\")
+        self.symbols = symbols
+        self.out: list[str] = []
+        self.indent = 0
+        self.renames: list[dict[str, str]] = [{}]
+        self.fresh_numbers = itertools.count(1)
+        self.test_numbers = itertools.count(1)
+        self.returns_value = False
+        self.frozen: set[str] = set()  # names assigned in the region being written: never narrowed
+
+    # ---- output
+
+    def emit(self, text: str) -> None:
+        self.out.append("    " * self.indent + text)
+
+    def at(self, node) -> None:
+        self.out.append(f'#line {node.line} "{self.path}"')
+
+    def hidden(self) -> None:
+        self.out.append("#line hidden")
+
+    # ---- file
+
+    def write(self, entry_point: bool) -> str:
+        module = self.module
+        self.hidden()
+        self.emit("#nullable enable")
+        for namespace in ("System", "System.Collections.Generic", "System.Linq"):
+            self.emit(f"using {namespace};")
+        self.emit("using static Kite.Std;")
+        for item in module.items:
+            if isinstance(item, n.Use):
+                self.at(item)
+                self.emit(f"using {item.path};")
+        for item in module.items:
+            if isinstance(item, n.TypeDecl):
+                self.record(item)
+            elif isinstance(item, n.EnumDecl):
+                self.enum(item)
+        self.hidden()
+        self.emit(f"public static partial class {identifier(module.name)}")
+        self.emit("{")
+        self.indent += 1
+        known: dict[str, str] = {}
+        for item in module.items:
+            if isinstance(item, n.Let):
+                self.constant(item, known)
+            elif isinstance(item, n.FnDecl):
+                self.function(item)
+            elif isinstance(item, n.TestDecl):
+                self.test(item)
+        self.indent -= 1
+        self.hidden()
+        self.emit("}")
+        if entry_point:
+            self.emit("public static class KiteProgram")
+            self.emit("{")
+            self.emit("    public static void Main()")
+            self.emit("    {")
+            self.emit(f"        {RUNTIME}.UseInvariantCulture();")
+            self.emit(f"        {identifier(module.name)}.main();")
+            self.emit("    }")
+            self.emit("}")
+        return "\n".join(self.out) + "\n"
+
+    # ---- declarations
+
+    def record(self, item: n.TypeDecl) -> None:
+        self.at(item)
+        self.emit(f"public sealed record {identifier(item.name)}(")
+        self.indent += 1
+        for position, field in enumerate(item.fields):
+            self.at(field)
+            comma = "," if position < len(item.fields) - 1 else ")"
+            self.emit(f"{csharp_type(field.type)} {identifier(field.name)}{comma}")
+        self.indent -= 1
+        self.hidden()
+        if any(field.type.name in ("list", "map", "set") for field in item.fields):
+            # C# records compare collections by reference; Kite compares them by content.
+            name = identifier(item.name)
+            names = [identifier(field.name) for field in item.fields]
+            equal = " && ".join(f"{RUNTIME}.Eq({f}, other.{f})" for f in names)
+            self.emit("{")
+            self.emit(f"    public bool Equals({name}? other) => other is not null && {equal};")
+            self.emit(f"    public override int GetHashCode() => {RUNTIME}.Hash({', '.join(names)});")
+            self.emit("}")
+        else:
+            self.emit(";")
+
+    def enum(self, item: n.EnumDecl) -> None:
+        self.at(item)
+        self.emit(f"public enum {identifier(item.name)}")
+        self.emit("{")
+        for member in item.members:
+            self.at(member)
+            self.emit(f"    {identifier(member.name)},")
+        self.hidden()
+        self.emit("}")
+
+    def constant(self, item: n.Let, known: dict[str, str]) -> None:
+        spelled = csharp_type(item.type) if item.type else constant_type(item.value, known)
+        known[item.name] = spelled or "object"
+        self.at(item)
+        self.emit(f"public static readonly {known[item.name]} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
+
+    def function(self, item: n.FnDecl) -> None:
+        returns = csharp_type(item.returns) if item.returns else "void"
+        params = ", ".join(f"{csharp_type(p.type) if p.type else 'object'} {identifier(p.name)}" for p in item.params)
+        self.returns_value = item.returns is not None
+        self.at(item)
+        self.emit(f"public static {returns} {identifier(item.name)}({params})")
+        self.body(item.body)
+
+    def test(self, item: n.TestDecl) -> None:
+        self.hidden()
+        self.emit(f"[global::Kite.Test({_string_literal(item.description)}, {item.line})]")
+        self.at(item)
+        self.emit(f"public static void kite_test_{next(self.test_numbers)}()")
+        self.returns_value = False
+        self.body(item.body)
+
+    # ---- statements
+
+    def body(self, statements, renames: dict[str, str] | None = None) -> None:
+        self.emit("{")
+        self.indent += 1
+        self.renames.append(dict(renames or {}))
+        for position, statement in enumerate(statements):
+            self.statement(statement, statements[position + 1:])
+        self.renames.pop()
+        self.indent -= 1
+        self.hidden()
+        self.emit("}")
+
+    def statement(self, s, rest) -> None:
+        self.at(s)
+        if isinstance(s, n.Let):
+            value = self.expr(s.value, typed=s.type is not None)
+            self.emit(f"{csharp_type(s.type) if s.type else 'var'} {identifier(s.name)} = {value};")
+            self.renames[-1].pop(s.name, None)
+        elif isinstance(s, n.Assign):
+            self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
+        elif isinstance(s, n.ExprStmt):
+            text = self.expr(s.expr)
+            self.emit(f"{text};" if isinstance(s.expr, (n.Call, n.TypeCall)) else f"_ = {text};")
+        elif isinstance(s, n.Return):
+            self.emit("return;" if s.value is None else f"return {self.expr(s.value, typed=self.returns_value)};")
+        elif isinstance(s, n.Break):
+            self.emit("break;")
+        elif isinstance(s, n.Continue):
+            self.emit("continue;")
+        elif isinstance(s, n.Pass):
+            pass
+        elif isinstance(s, n.Expect):
+            self.expect(s)
+        elif isinstance(s, n.If):
+            self.if_statement(s, rest)
+        elif isinstance(s, n.While):
+            frozen = assigned_names(s.body)
+            condition, when_true, _ = self.condition(s.condition, frozen)
+            self.emit(f"while ({condition})")
+            self.body(s.body, when_true)
+        elif isinstance(s, n.For):
+            self.emit(f"foreach (var {identifier(s.name)} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
+            self.body(s.body)
+
+    def if_statement(self, s: n.If, rest) -> None:
+        for position, (condition, body) in enumerate(s.branches):
+            frozen = assigned_names(body) | assigned_names(s.orelse or ())
+            if position:
+                self.at(condition)
+            text, when_true, when_false = self.condition(condition, frozen)
+            self.emit(f"{'else if' if position else 'if'} ({text})")
+            self.body(body, when_true)
+        if s.orelse is not None:
+            self.emit("else")
+            self.body(s.orelse, when_false if len(s.branches) == 1 else None)
+        elif len(s.branches) == 1 and always_exits(s.branches[0][1]):
+            # `if x == none` + return: x is known to be there for the rest of this block.
+            untouched = {name: new for name, new in when_false.items() if name not in assigned_names(rest)}
+            self.renames[-1].update(untouched)
+
+    def expect(self, s: n.Expect) -> None:
+        source = _string_literal(s.source)
+        e = s.expr
+        if isinstance(e, n.Binary) and e.op == "==" and not _is_none(e.left) and not _is_none(e.right):
+            self.emit(f"{RUNTIME}.ExpectEqual({self.expr(e.left)}, {self.expr(e.right, typed=True)}, {source});")
+        else:
+            self.emit(f"{RUNTIME}.Expect({self.expr(e)}, {source});")
+
+    # ---- conditions: where narrowing happens
+
+    def condition(self, e, frozen: set[str] = frozenset()):
+        """C# text, and the names narrowed when it is true / when it is false."""
+        if isinstance(e, n.Binary) and e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right)):
+            subject = e.right if _is_none(e.left) else e.left
+            pattern = "{}" if e.op == "!=" else "not {}"
+            if isinstance(subject, n.Name) and subject.name not in frozen and not _is_none(subject):
+                new = f"{subject.name}__{next(self.fresh_numbers)}"
+                narrowed = {subject.name: new}
+                text = f"{self.expr(subject)} is {pattern} {new}"
+                return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
+            return f"({self.expr(subject)} is {'not null' if e.op == '!=' else 'null'})", {}, {}
+        if isinstance(e, n.Binary) and e.op in ("and", "or"):
+            left, left_true, left_false = self.condition(e.left, frozen)
+            carried = left_true if e.op == "and" else left_false
+            self.renames.append(carried)
+            right, right_true, right_false = self.condition(e.right, frozen)
+            self.renames.pop()
+            if e.op == "and":
+                return f"({left} && {right})", {**left_true, **right_true}, {}
+            return f"({left} || {right})", {}, {**left_false, **right_false}
+        if isinstance(e, n.Unary) and e.op == "not":
+            text, when_true, when_false = self.condition(e.operand, frozen)
+            return f"(!{text})", when_false, when_true
+        return self.expr(e), {}, {}
+
+    # ---- expressions
+
+    def lookup(self, name: str) -> str:
+        for scope in reversed(self.renames):
+            if name in scope:
+                return scope[name]
+        return identifier(name)
+
+    def args(self, args, typed: bool) -> str:
+        return ", ".join(self.expr(arg, typed=typed) for arg in args)
+
+    def expr(self, e, typed: bool = False) -> str:
+        """`typed`: C# knows the target type here, so a list literal can be a collection expression."""
+        if isinstance(e, n.Name):
+            return self.lookup(e.name)
+        if isinstance(e, n.Literal):
+            return {"dec": e.text + "m", "none": "null"}.get(e.kind, e.text)
+        if isinstance(e, n.FString):
+            return self.fstring(e)
+        if isinstance(e, n.ListLiteral):
+            if typed:
+                return "[" + self.args(e.items, typed=True) + "]"
+            return f"{RUNTIME}.List({self.args(e.items, typed=False)})"
+        if isinstance(e, n.Unary):
+            if e.op == "not":
+                return self.condition(e)[0]
+            return f"(-{self.expr(e.operand)})"
+        if isinstance(e, n.Binary):
+            return self.binary(e)
+        if isinstance(e, n.Call):
+            return self.call(e)
+        if isinstance(e, n.TypeCall):
+            return f"new {csharp_type(e.type)}({self.args(e.args, typed=True)})"
+        if isinstance(e, n.Index):
+            return f"{self.expr(e.target)}[{self.expr(e.index)}]"
+        if isinstance(e, n.Member):
+            return f"{self.expr(e.target)}.{identifier(e.name)}"
+        if isinstance(e, n.Lambda):
+            params = ", ".join(f"{csharp_type(p.type)} {identifier(p.name)}" if p.type else identifier(p.name) for p in e.params)
+            self.renames.append({p.name: identifier(p.name) for p in e.params})
+            body = self.expr(e.body)
+            self.renames.pop()
+            return f"({params}) => {body}"
+        raise AssertionError(f"no C# for {type(e).__name__}")
+
+    def binary(self, e: n.Binary) -> str:
+        if e.op in ("and", "or") or (e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right))):
+            return self.condition(e)[0]
+        left, right = self.expr(e.left), self.expr(e.right)
+        if e.op == "in":
+            return f"{RUNTIME}.Contains({right}, {left})"
+        if e.op in ("==", "!="):
+            if self.is_plain_value(e.left) or self.is_plain_value(e.right):
+                return f"({left} {e.op} {right})"
+            equal = f"{RUNTIME}.Eq({left}, {right})"
+            return equal if e.op == "==" else f"(!{equal})"
+        return f"({left} {e.op} {right})"
+
+    def is_plain_value(self, e) -> bool:
+        """C#'s own == already compares these by value, and keeps the analyzers' view of the code."""
+        if isinstance(e, n.Literal):
+            return e.kind in PRIMITIVE_LITERALS
+        return isinstance(e, n.Member) and isinstance(e.target, n.Name) and e.target.name in self.symbols.enums
+
+    def call(self, e: n.Call) -> str:
+        func = e.func
+        if isinstance(func, n.Name):
+            if func.name in self.symbols.functions:
+                return f"{identifier(func.name)}({self.args(e.args, typed=True)})"
+            if func.name[:1].isupper():
+                return f"new {func.name}({self.args(e.args, typed=True)})"
+            return f"{self.lookup(func.name)}({self.args(e.args, typed=False)})"
+        return f"{self.expr(func)}({self.args(e.args, typed=False)})"
+
+    def fstring(self, e: n.FString) -> str:
+        pieces = []
+        for part in e.parts:
+            if isinstance(part, str):
+                pieces.append(part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}"))
+            else:
+                pieces.append("{(global::Kite.Std.to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
+        return '$"' + "".join(pieces) + '"'
+
+
+def _is_none(e) -> bool:
+    return isinstance(e, n.Literal) and e.kind == "none"

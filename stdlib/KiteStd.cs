@@ -1,0 +1,224 @@
+// Kite's standard library (LANGUAGE.md section 7) and the runtime helpers generated code calls.
+// Compiled once per process into its own assembly, which every Kite program references.
+#nullable enable
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+
+namespace Kite
+{
+    /// <summary>The functions a Kite program calls by name: len, upper, split, ...</summary>
+    public static class Std
+    {
+        public static int len(string text) => text.Length;
+        public static int len<T>(List<T> items) => items.Count;
+        public static int len<T>(HashSet<T> items) => items.Count;
+        public static int len<K, V>(Dictionary<K, V> table) where K : notnull => table.Count;
+        public static int len<T>(T[] items) => items.Length;
+        public static int len<T>(IEnumerable<T> items) => items.Count();
+
+        public static int sum(IEnumerable<int> items) => items.Sum();
+        public static decimal sum(IEnumerable<decimal> items) => items.Sum();
+
+        public static T min<T>(T first, T second) where T : IComparable<T> => first.CompareTo(second) <= 0 ? first : second;
+        public static T min<T>(IEnumerable<T> items) where T : IComparable<T> => items.Min()!;
+        public static T max<T>(T first, T second) where T : IComparable<T> => first.CompareTo(second) >= 0 ? first : second;
+        public static T max<T>(IEnumerable<T> items) where T : IComparable<T> => items.Max()!;
+
+        public static int abs(int value) => Math.Abs(value);
+        public static decimal abs(decimal value) => Math.Abs(value);
+        // Half away from zero, as people round by hand: round(2.5, 0) is 3.
+        public static decimal round(decimal value, int places) => Math.Round(value, places, MidpointRounding.AwayFromZero);
+        public static decimal round(decimal value) => round(value, 0);
+
+        public static string upper(string text) => text.ToUpperInvariant();
+        public static string lower(string text) => text.ToLowerInvariant();
+        public static string trim(string text) => text.Trim();
+        public static List<string> split(string text) =>
+            text.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries).ToList();
+        public static List<string> split(string text, string separator) => text.Split(separator).ToList();
+        public static List<string> split(string text, char separator) => text.Split(separator).ToList();
+        public static string join<T>(IEnumerable<T> items, string separator) => string.Join(separator, items.Select(item => to_str(item)));
+        public static bool contains(string text, string part) => text.Contains(part, StringComparison.Ordinal);
+        public static bool contains(string text, char part) => text.Contains(part);
+        public static bool starts_with(string text, string prefix) => text.StartsWith(prefix, StringComparison.Ordinal);
+        public static bool ends_with(string text, string suffix) => text.EndsWith(suffix, StringComparison.Ordinal);
+        public static string replace(string text, string old, string replacement) => text.Replace(old, replacement, StringComparison.Ordinal);
+
+        public static List<int> range(int count) => range(0, count);
+        public static List<int> range(int start, int stop) =>
+            stop <= start ? new List<int>() : Enumerable.Range(start, stop - start).ToList();
+
+        public static List<T> sorted<T>(IEnumerable<T> items)
+        {
+            var copy = items.ToList();
+            if (copy is List<string> texts)
+            {
+                texts.Sort(StringComparer.Ordinal);
+            }
+            else
+            {
+                copy.Sort();
+            }
+            return copy;
+        }
+
+        public static List<T> reversed<T>(IEnumerable<T> items)
+        {
+            var copy = items.ToList();
+            copy.Reverse();
+            return copy;
+        }
+
+        public static List<K> keys<K, V>(Dictionary<K, V> table) where K : notnull => table.Keys.ToList();
+        public static List<V> values<K, V>(Dictionary<K, V> table) where K : notnull => table.Values.ToList();
+
+        public static int? parse_int(string text) =>
+            int.TryParse(text.Trim(), NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var value) ? value : null;
+        public static decimal? parse_dec(string text) =>
+            decimal.TryParse(text.Trim(), NumberStyles.AllowLeadingSign | NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out var value) ? value : null;
+
+        /// <summary>Kite's spelling of any value: none, true, 1.5, [1, 2], {a: 1}; never the machine's locale.</summary>
+        public static string to_str(object? value) => value switch
+        {
+            null => "none",
+            string text => text,
+            bool flag => flag ? "true" : "false",
+            char letter => letter.ToString(),
+            IFormattable number => number.ToString(null, CultureInfo.InvariantCulture),
+            IDictionary table => "{" + string.Join(", ", table.Keys.Cast<object>().Select(key => to_str(key) + ": " + to_str(table[key]))) + "}",
+            IEnumerable items => "[" + string.Join(", ", items.Cast<object?>().Select(to_str)) + "]",
+            _ => value.ToString() ?? "",
+        };
+
+        public static void print(object? value) => Console.Out.WriteLine(to_str(value));
+    }
+
+    /// <summary>Marks a method generated from a Kite `test` block.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class TestAttribute : Attribute
+    {
+        public TestAttribute(string name, int line)
+        {
+            Name = name;
+            Line = line;
+        }
+
+        public string Name { get; }
+        public int Line { get; }
+    }
+
+    /// <summary>A failed expect; the message is what the test report shows.</summary>
+    public sealed class ExpectationFailed : Exception
+    {
+        public ExpectationFailed(string message) : base(message)
+        {
+        }
+
+        public ExpectationFailed()
+        {
+        }
+
+        public ExpectationFailed(string message, Exception inner) : base(message, inner)
+        {
+        }
+    }
+
+    /// <summary>What generated code calls; Kite programs never name it.</summary>
+    public static class Runtime
+    {
+        public static List<T> List<T>(params T[] items) => new List<T>(items);
+
+        public static IEnumerable<T> Iter<T>(IEnumerable<T> items) => items;
+        public static IEnumerable<K> Iter<K, V>(Dictionary<K, V> table) where K : notnull => table.Keys;
+
+        public static bool Contains(string text, string part) => text.Contains(part, StringComparison.Ordinal);
+        public static bool Contains(string text, char part) => text.Contains(part);
+        public static bool Contains<K, V>(Dictionary<K, V> table, K key) where K : notnull => table.ContainsKey(key);
+        public static bool Contains<T>(HashSet<T> items, T item) => items.Contains(item);
+        public static bool Contains<T>(IEnumerable<T> items, T item) => items.Any(candidate => Eq(candidate, item));
+
+        /// <summary>Kite's ==: lists element by element, maps and sets by content, records by fields.</summary>
+        public static bool Eq<T>(T left, T right) => DeepEquals(left, right);
+
+        private static bool DeepEquals(object? left, object? right)
+        {
+            if (ReferenceEquals(left, right))
+            {
+                return true;
+            }
+            if (left is null || right is null)
+            {
+                return false;
+            }
+            if (left is string || right is string)
+            {
+                return left.Equals(right);
+            }
+            if (left is IDictionary leftTable && right is IDictionary rightTable)
+            {
+                return leftTable.Count == rightTable.Count
+                    && leftTable.Keys.Cast<object>().All(key => rightTable.Contains(key) && DeepEquals(leftTable[key], rightTable[key]));
+            }
+            if (IsSet(left) && IsSet(right))
+            {
+                var rightItems = ((IEnumerable)right).Cast<object?>().ToList();
+                var leftItems = ((IEnumerable)left).Cast<object?>().ToList();
+                return leftItems.Count == rightItems.Count && leftItems.All(item => rightItems.Any(other => DeepEquals(item, other)));
+            }
+            if (left is IEnumerable leftItemsInOrder && right is IEnumerable rightItemsInOrder)
+            {
+                return leftItemsInOrder.Cast<object?>().SequenceEqual(rightItemsInOrder.Cast<object?>(), DeepComparer.Instance);
+            }
+            return left.Equals(right);
+        }
+
+        private static bool IsSet(object value) =>
+            value.GetType().IsGenericType && value.GetType().GetGenericTypeDefinition() == typeof(HashSet<>);
+
+        /// <summary>A hash that agrees with Eq: collections hash by content.</summary>
+        public static int Hash(params object?[] values)
+        {
+            var hash = new HashCode();
+            foreach (var value in values)
+            {
+                hash.Add(value is IEnumerable items and not string ? items.Cast<object?>().Count() : value?.GetHashCode() ?? 0);
+            }
+            return hash.ToHashCode();
+        }
+
+        private sealed class DeepComparer : IEqualityComparer<object?>
+        {
+            public static readonly DeepComparer Instance = new DeepComparer();
+
+            public new bool Equals(object? x, object? y) => DeepEquals(x, y);
+
+            public int GetHashCode(object? obj) => obj?.GetHashCode() ?? 0;
+        }
+
+        public static void Expect(bool condition, string source)
+        {
+            if (!condition)
+            {
+                throw new ExpectationFailed("expect " + source);
+            }
+        }
+
+        public static void ExpectEqual<T>(T left, T right, string source)
+        {
+            if (!Eq(left, right))
+            {
+                throw new ExpectationFailed("expect " + source + " (left: " + Std.to_str(left) + ", right: " + Std.to_str(right) + ")");
+            }
+        }
+
+        /// <summary>Output never depends on the machine's locale.</summary>
+        public static void UseInvariantCulture()
+        {
+            CultureInfo.DefaultThreadCurrentCulture = CultureInfo.InvariantCulture;
+            CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+"""The foundation: pinned packages, the in-process runtime, and the Roslyn service. Each test can fail."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kite.diagnostics import Layer, Severity
+from kite.dotnet import packages
+from kite.dotnet.roslyn import AnalyzerRules, RoslynService
+from kite.errors import ToolchainError
+
+WASTEFUL = """using System.Collections.Generic;
+using System.Linq;
+public static class Shop
+{
+    public static bool HasAny(List<int> item_counts)
+    {
+        return item_counts.Count() > 0;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def roslyn():
+    return RoslynService()
+
+
+def ids_and_lines(found):
+    return sorted((d.id, d.line) for d in found)
+
+
+def test_a_type_error_gives_cs0029_on_its_line(roslyn):
+    code = "public static class C\n{\n    public static int F() { int a = \"s\"; return a; }\n}\n"
+    found = roslyn.check([("c.kite.cs", code)])
+    assert [(d.file, d.line, d.id, d.severity, d.layer) for d in found] == [("c.kite.cs", 3, "CS0029", Severity.ERROR, Layer.COMPILER)]
+
+
+def test_a_line_marker_moves_the_diagnostic_to_the_kite_file(roslyn):
+    code = "public static class C\n{\n#line 7 \"x.kite\"\n    public static int F() { int a = \"s\"; return a; }\n}\n"
+    [found] = roslyn.check([("x.kite.cs", code)])
+    assert found.render() == "x.kite(7): error CS0029: Cannot implicitly convert type 'string' to 'int'"
+
+
+def test_trap_1_the_analyzers_run_on_kite_cs_and_skip_generated_g_cs(roslyn):
+    assert ids_and_lines(roslyn.check([("x.kite.cs", WASTEFUL)])) == [("CA1829", 7)]
+    # The same code under a .g.cs name is "generated": the analyzers skip it on purpose.
+    assert [d.id for d in roslyn.check([("x.kite.g.cs", WASTEFUL)]) if d.id.startswith("CA")] == []
+
+
+def test_ca1707_is_off_for_snake_case_names_and_cs8602_is_on(roslyn):
+    code = "public static class Names\n{\n    public static int name_length(string? first_name) => first_name.Length;\n}\n"
+    assert ids_and_lines(roslyn.check([("n.kite.cs", code)])) == [("CS8602", 3)]
+
+
+def test_code_on_a_hidden_line_is_an_internal_error_not_a_wrong_line(roslyn):
+    code = "#line hidden\npublic static class C\n{\n    public static int F() { int a = \"s\"; return a; }\n}\n"
+    [found] = roslyn.check([("h.kite.cs", code)])
+    assert (found.id, found.file, found.severity) == ("KT900", "h.kite", Severity.ERROR)
+    assert "CS0029" in found.message
+
+
+def test_every_rule_in_the_table_exists_and_the_required_ones_are_set(roslyn):
+    rules = AnalyzerRules.load()
+    assert {"CA1508", "CA1806", "CA1829", "CA1860"} <= set(rules.on)
+    assert "CA1707" in rules.off
+    assert set(rules.on) | set(rules.off) <= roslyn.analyzer_ids
+    assert all(reason.strip() for reason in [*rules.on.values(), *rules.off.values()])
+
+
+def test_a_rule_the_analyzers_do_not_have_is_a_clear_error(roslyn):
+    with pytest.raises(ToolchainError, match="CA9999"):
+        RoslynService(AnalyzerRules(on={"CA9999": "made up"}, off={}), runtime=roslyn.runtime)
+
+
+def test_the_lock_file_pins_exact_versions():
+    import json
+    from importlib import resources
+
+    lock = json.loads((resources.files("kite.dotnet") / "packages.lock.json").read_text())
+    direct = {name: entry for name, entry in lock["dependencies"]["net10.0"].items() if entry["type"] == "Direct"}
+    assert {name: entry["resolved"] for name, entry in direct.items()} == {
+        "Microsoft.CodeAnalysis.CSharp": "5.12.0",
+        "Microsoft.CodeAnalysis.NetAnalyzers": "11.0.100",
+    }
+    assert all(entry["requested"].startswith("[") for entry in direct.values())
+
+
+def test_kite_version_names_roslyn_and_the_analyzers():
+    from conftest import REPO, run_kite
+
+    result = run_kite(["--version"], cwd=REPO)
+    assert result.exit_code == 0
+    assert "Roslyn (Microsoft.CodeAnalysis.CSharp) 5.12.0" in result.output
+    assert "Analyzers (Microsoft.CodeAnalysis.NetAnalyzers) 11.0.100" in result.output
+    assert ".NET runtime 10." in result.output
+
+
+def test_no_dotnet_on_path_is_one_line_and_exit_2(tmp_path):
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable), KITE_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "kite.cli.main", "--version"], capture_output=True, text=True, env=env)
+    assert done.returncode == 2
+    assert done.stderr == "kite: error: the .NET SDK is not installed: `dotnet` is not on PATH (install the .NET 10 SDK)\n"
+
+
+def test_a_failed_restore_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path))
+    broken = {"KiteToolchain.csproj": b"<Project>not a project", "packages.lock.json": b"{}"}
+    monkeypatch.setattr(packages, "_project_bytes", lambda: broken)
+    with pytest.raises(ToolchainError, match=r"`dotnet restore` of Kite's .NET packages failed"):
+        packages.restore()
+    assert not list(tmp_path.glob("*/layout.json")), "a failed restore must not be remembered as done"
