@@ -107,5 +107,26 @@ def check(paths, layer, output_format, strict):
     sys.exit(EXIT_FAILED if failed else 0)
 
 
+@main.command()
+@click.argument("program", type=click.Path())
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
+              help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@guarded
+def build(program, output):
+    """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
+    from pathlib import Path
+
+    from kite.pipeline import Checker, Unit, build as build_program
+    from kite.source import read
+
+    built = build_program(Checker(), Unit(read(program)), Path(output))
+    for d in built.result.diagnostics:
+        click.echo(d.render())
+    click.echo(diag.summary(built.result.diagnostics))
+    if built.assembly is None:
+        sys.exit(EXIT_FAILED)
+    click.echo(f"built {built.assembly}")
+
+
 if __name__ == "__main__":
     main()

@@ -167,3 +167,51 @@ class Checker:
         csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
         csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
         return CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers"))
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    result: CheckResult
+    assembly: Path | None  # written only when the program compiles
+
+
+PROGRAM_RUNTIME_CONFIG = {
+    "runtimeOptions": {"tfm": "net10.0", "framework": {"name": "Microsoft.NETCore.App", "version": "10.0.0"}, "rollForward": "LatestMinor"}
+}
+
+
+def has_entry_point(module: Module) -> bool:
+    from kite.syntax import nodes as n
+
+    return any(isinstance(item, n.FnDecl) and item.name == "main" and not item.params for item in module.items)
+
+
+def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
+    """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
+    import json
+    import shutil
+    import tempfile
+
+    result = checker.check(unit)
+    if result.verdict is diag.Verdict.FAILED:
+        return BuildResult(result, None)
+    _, _, modules = checker.front_end(unit)
+    if not has_entry_point(modules[0]):
+        raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
+    generated = generate_unit(unit, modules, entry_point=True)
+    emitted = checker.roslyn.emit(generated.module_name, list(generated.sources), [checker.stdlib.reference], executable=True)
+    if emitted.image is None:
+        return BuildResult(CheckResult(tuple(diag.ordered([*result.diagnostics, *emitted.diagnostics])), result.layers_run), None)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
+    staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
+    try:
+        name = generated.module_name
+        (staging / f"{name}.dll").write_bytes(emitted.image)
+        (staging / "KiteStd.dll").write_bytes(checker.stdlib.image)
+        (staging / f"{name}.runtimeconfig.json").write_text(json.dumps(PROGRAM_RUNTIME_CONFIG, indent=2))
+        for produced in staging.iterdir():
+            produced.replace(out_dir / produced.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(result, out_dir / f"{generated.module_name}.dll")

@@ -1,4 +1,4 @@
-"""Ruff-style: every rule has fixtures that must trigger it and look-alikes that must not."""
+"""Ruff-style: every rule has fixtures that must trigger it and look-alikes that must not (all layers run)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ FIXTURE_FILES = sorted(FIXTURES.glob("KT*/*.kite"))
 
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_output_matches_its_snapshot(fixture):
-    result = run_kite(["check", "--layer", "kite", fixture.name], cwd=fixture.parent)
+    result = run_kite(["check", fixture.name], cwd=fixture.parent)
     assert_snapshot(result.output, fixture.with_suffix(".expected"))
     has_errors = " error " in result.output
     assert result.exit_code == (1 if has_errors else 0)

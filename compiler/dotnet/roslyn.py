@@ -135,7 +135,7 @@ class RoslynService:
         if found.IsSuppressed or found.Severity not in (DiagnosticSeverity.Error, DiagnosticSeverity.Warning):
             return None
         severity = Severity.ERROR if found.Severity == DiagnosticSeverity.Error else Severity.WARNING
-        layer = Layer.COMPILER if found.Id.startswith("CS") else Layer.ANALYZERS
+        layer = Layer.COMPILER if found.Id.startswith("CS") else Layer.KITE if found.Id.startswith("KT") else Layer.ANALYZERS
         message = found.GetMessage(_invariant_culture())
         location = found.Location
         if not location.IsInSource:
@@ -194,8 +194,36 @@ def _analyzers(runtime: DotnetRuntime):
         raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
     if analyzers.Count == 0:
         raise ToolchainError("no .NET analyzers were found in the restored packages")
+    analyzers.Add(_sandbox_analyzer(runtime))
     descriptors = {descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics}
     return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), descriptors
+
+
+def _sandbox_analyzer(runtime: DotnetRuntime):
+    """KT007 (KiteSandbox.cs), compiled against the loaded Roslyn and instantiated in this process."""
+    from System import Activator, Array, Byte
+    from System.Collections.Generic import List
+    from System.IO import MemoryStream
+    from System.Reflection import Assembly
+    from System.Text import Encoding
+    from Microsoft.CodeAnalysis import MetadataReference, OutputKind, SyntaxTree
+    from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpCompilationOptions, CSharpSyntaxTree
+    from Microsoft.CodeAnalysis.Text import SourceText
+
+    text = (resources.files("kite.dotnet") / "KiteSandbox.cs").read_text()
+    trees = List[SyntaxTree]()
+    trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), None, "KiteSandbox.cs"))
+    references = List[MetadataReference](_references(runtime))
+    for path in runtime.packages.compiler_dlls:
+        references.Add(MetadataReference.CreateFromFile(path))
+    compilation = CSharpCompilation.Create("KiteSandbox", trees, references, CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary))
+    stream = MemoryStream()
+    emitted = compilation.Emit(stream)
+    if not emitted.Success:
+        first = next(iter(d for d in emitted.Diagnostics if d.Severity.ToString() == "Error"))
+        raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
+    assembly = Assembly.Load(stream.ToArray())
+    return Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"))
 
 
 def _invariant_culture():

@@ -8,6 +8,7 @@ from kite.rules import (
     kt004_csharp_leak,
     kt005_test_without_expect,
     kt006_result_unused,
+    kt007_sandbox,
 )
 
 ALL_RULES = (
@@ -18,6 +19,7 @@ ALL_RULES = (
     kt004_csharp_leak,
     kt005_test_without_expect,
     kt006_result_unused,
+    kt007_sandbox,
 )
 # The rules that read the AST; KT004 and most of KT000 come from the syntax stage.
 AST_RULES = tuple(rule for rule in ALL_RULES if hasattr(rule, "check"))

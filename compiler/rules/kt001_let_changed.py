@@ -11,7 +11,7 @@ RULE = Rule(
     example="let total = sum(xs)\ntotal = total + 1",
     fix="let mut total = sum(xs)",
     # C#'s own words for the same problem (readonly locals, init-only record properties).
-    same_as=frozenset({"CS1656", "CS0191", "CS0200", "CS8852", "CS0131"}),
+    same_as=frozenset({"CS1656", "CS0191", "CS0198", "CS0200", "CS8852", "CS0131"}),
 )
 
 MESSAGES = {

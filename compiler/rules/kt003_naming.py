@@ -12,6 +12,7 @@ RULE = Rule(
     rationale="One naming style per kind of name is part of writing Kite, not C# (AddItem) or Java (addItem). Names Kite did not declare (.NET members such as Split) are never checked.",
     example="fn AddItem(itemName: str)",
     fix="fn add_item(item_name: str)",
+    same_as=frozenset({"CS8981"}),  # the compiler's own warning about an all-lowercase type name
 )
 
 SNAKE = re.compile(r"^_*[a-z][a-z0-9]*(_[a-z0-9]+)*$")
