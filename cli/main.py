@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-import json
 import platform
 import sys
 
 import click
 
 from kite import __version__
+from kite.cli import reports
 from kite import diagnostics as diag
 from kite.errors import ToolchainError, UnusableInput
 
@@ -71,8 +71,8 @@ def main():
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--layer", type=click.Choice(["kite", "all"]), default="all", show_default=True,
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: one line per diagnostic and a summary. json: one document for scripts.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="text: one line per diagnostic and a summary. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0 for code scanning.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @guarded
 def check(paths, layer, output_format, strict):
@@ -91,14 +91,9 @@ def check(paths, layer, output_format, strict):
         layers_run.update(result.layers_run)
     verdict = diag.verdict(found)
     if output_format == "json":
-        document = {
-            "verdict": verdict.value,
-            "errors": sum(d.severity is diag.Severity.ERROR for d in found),
-            "warnings": sum(d.severity is diag.Severity.WARNING for d in found),
-            "layers": sorted(layers_run),
-            "diagnostics": [d.to_json() for d in found],
-        }
-        click.echo(json.dumps(document, indent=2))
+        click.echo(reports.check_json(found, layers_run))
+    elif output_format == "sarif":
+        click.echo(reports.check_sarif(found))
     else:
         for d in found:
             click.echo(d.render())
@@ -126,6 +121,44 @@ def build(program, output):
     if built.assembly is None:
         sys.exit(EXIT_FAILED)
     click.echo(f"built {built.assembly}")
+
+
+
+@main.command(name="test")
+@click.argument("program", type=click.Path())
+@click.option("--tests", "test_paths", multiple=True, type=click.Path(),
+              help="A test file or a folder of them (same module); repeatable. NAME.test.kite beside PROGRAM always joins.")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
+              help="text: a line per test and 'N passed, M failed'. json: for scripts. junit: JUnit XML for CI systems.")
+@guarded
+def test_command(program, test_paths, timeout, output_format):
+    """Compile PROGRAM with its tests through the static layers, then run every test out of process under a time limit.
+
+    Exit 0 when the program compiles and every test passes, 1 otherwise, 2 for unusable input."""
+    from kite.pipeline import Unit, collect_units
+    from kite.testing.runner import TestSession
+    from kite.testing.worker import Limits
+
+    [unit] = collect_units([program])
+    extra = [u.program for u in collect_units(list(test_paths))] if test_paths else []
+    known = {source.path for source in unit.sources}
+    unit = Unit(unit.program, unit.tests + tuple(source for source in extra if source.path not in known))
+    with TestSession(limits=Limits(timeout_seconds=timeout)) as session:
+        report = session.run(unit)
+    if output_format == "json":
+        click.echo(reports.tests_json([report]))
+    elif output_format == "junit":
+        click.echo(reports.tests_junit([report]))
+    else:
+        if not report.compiled:
+            for d in report.check.diagnostics:
+                click.echo(d.render())
+            click.echo(diag.summary(report.check.diagnostics))
+        for outcome in report.outcomes:
+            click.echo(reports.describe_outcome(outcome, report.timeout_seconds))
+        click.echo(f"{report.passed} passed, {report.failed} failed")
+    sys.exit(0 if report.passes else EXIT_FAILED)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def collect_units(paths: list[str]) -> list[Unit]:
     units = []
     for program in dict.fromkeys(programs):
         companion = program.with_name(program.name.removesuffix(".kite") + TEST_SUFFIX)
-        own_tests = [t for t in tests if t == companion]
+        own_tests = [companion] if companion.exists() else []
         units.append(Unit(read(str(program)), tuple(read(str(t)) for t in own_tests)))
     claimed = {unit_test.path for unit in units for unit_test in unit.tests}
     for test in tests:
@@ -112,10 +112,18 @@ class Generated:
 def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
     symbols = UnitSymbols.of(modules)
     sources = tuple(
-        (csharp_path(source.path), generate(module, source.path, symbols, entry_point=entry_point and source is unit.program))
-        for source, module in zip(unit.sources, modules)
+        (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0))
+        for index, (source, module) in enumerate(zip(unit.sources, modules))
     )
     return Generated(sources, modules[0].name)
+
+
+def module_mismatches(unit: Unit, modules: list[Module | None]):
+    """Test files that declare another module than the program they are meant to test."""
+    program = modules[0]
+    for source, module in zip(unit.tests, modules[1:]):
+        if program is not None and module is not None and module.name != program.name:
+            yield source, module, f"this test file is for module '{module.name}', but {unit.program.path} is module '{program.name}'"
 
 
 class Checker:
@@ -147,26 +155,27 @@ class Checker:
             syntax[source.path] = result
             found.extend(diagnostics)
         modules = [syntax[source.path].module for source in unit.sources]
-        program = modules[0]
-        for source, module in zip(unit.tests, modules[1:]):
-            if program is not None and module is not None and module.name != program.name:
-                found.append(kt000_syntax.RULE.at(
-                    source.path, module.line, module.column,
-                    f"this test file is for module '{module.name}', but {unit.program.path} is module '{program.name}'",
-                ))
+        for source, module, message in module_mismatches(unit, modules):
+            found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
         complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
         return found, syntax, (modules if complete else None)
 
     def check(self, unit: Unit) -> CheckResult:
+        return self.analyze(unit)[0]
+
+    def analyze(self, unit: Unit) -> tuple[CheckResult, tuple[Module | None, ...]]:
+        """The check, and each file's module as parsed (None where a file did not parse)."""
         found, syntax, modules = self.front_end(unit)
+        parsed = tuple(syntax[source.path].module for source in unit.sources)
         if self.layer == "kite":
-            return CheckResult(tuple(diag.ordered(found)), ("kite",))
+            return CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed
         if modules is None:
-            return CheckResult(tuple(diag.ordered(found)), ("kite",), ("compiler and analyzers: the file has syntax errors (KT000)",))
+            skipped = ("compiler and analyzers: the file has syntax errors (KT000)",)
+            return CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed
         generated = generate_unit(unit, modules)
         csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
         csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
-        return CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers"))
+        return CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,14 @@ def csharp_path(kite_path: str) -> str:
     return kite_path + ".cs"
 
 
-def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, entry_point: bool = False) -> str:
-    return _Writer(module, kite_path, symbols).write(entry_point)
+def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False) -> str:
+    return _Writer(module, kite_path, symbols, file_index).write(entry_point)
+
+
+def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, str]]:
+    """Each test block and its C# method; names are unique across the files of a unit (one partial class)."""
+    tests = [item for item in module.items if isinstance(item, n.TestDecl)]
+    return [(test, f"kite_test_{file_index}_{number}") for number, test in enumerate(tests, start=1)]
 
 
 def _string_literal(text: str) -> str:
@@ -66,15 +72,15 @@ def always_exits(body) -> bool:
 
 
 class _Writer:
-    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols):
+    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
         self.module = module
+        self.test_names = {id(test): method for test, method in test_methods(module, file_index)}
         self.path = kite_path.replace("\\", "\\\\")
         self.symbols = symbols
         self.out: list[str] = []
         self.indent = 0
         self.renames: list[dict[str, str]] = [{}]
         self.fresh_numbers = itertools.count(1)
-        self.test_numbers = itertools.count(1)
         self.returns_value = False
         self.frozen: set[str] = set()  # names assigned in the region being written: never narrowed
 
@@ -185,7 +191,7 @@ class _Writer:
         self.hidden()
         self.emit(f"[global::Kite.Test({_string_literal(item.description)}, {item.line})]")
         self.at(item)
-        self.emit(f"public static void kite_test_{next(self.test_numbers)}()")
+        self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
         self.body(item.body)
 

@@ -19,12 +19,19 @@ class StdlibAssembly:
     reference: object  # a Roslyn MetadataReference to `image`
 
 
-def stdlib_source() -> str:
-    """The library's C# text. Missing or empty is an error, never a silent empty library (the article's trap 2)."""
+def stdlib_text_of(name: str) -> str:
+    """A C# file of stdlib/. Missing or empty is an error, never a silent empty library (the article's trap 2)."""
     try:
-        text = (resources.files("kite.stdlib") / STDLIB_FILE).read_text(encoding="utf-8")
+        text = (resources.files("kite.stdlib") / name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         text = ""
+    if not text.strip():
+        raise ToolchainError(f"Kite's standard library file {name} is missing or empty: reinstall kite")
+    return text
+
+
+def stdlib_source() -> str:
+    text = stdlib_text_of(STDLIB_FILE)
     if "public static class Std" not in text:
         raise ToolchainError(f"Kite's standard library ({STDLIB_FILE}) is missing or empty: reinstall kite")
     return text

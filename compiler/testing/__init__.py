@@ -1,0 +1,1 @@
+"""Running Kite tests out of process: the worker supervisor and the test runner."""

@@ -1,0 +1,102 @@
+"""kite test against hostile code: every fixture's bad test fails, the grader survives and goes on."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ARTICLE, REPO, run_kite
+from kite.testing.runner import TestSession
+from kite.testing.worker import prepare_folder
+
+HOSTILE = REPO / "tests" / "hostile"
+
+
+def kite_test(*args: str, cwd: Path = HOSTILE):
+    started = time.monotonic()
+    result = run_kite(["test", *args], cwd=cwd)
+    return result, time.monotonic() - started
+
+
+def test_the_article_words_program_passes_its_hidden_tests():
+    result, _ = kite_test("words.kite", "--tests", "words.test.kite", cwd=ARTICLE)
+    assert (result.exit_code, result.output) == (0, "PASS word_count counts words\n1 passed, 0 failed\n")
+
+
+def test_a_wrong_solution_fails_the_right_test():
+    result, _ = kite_test("wrong_words.kite", "--tests", str(ARTICLE / "words.test.kite"))
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        'FAIL word_count counts words: expect word_count("  one   two three  ") == 3 (left: 9, right: 3)',
+        "0 passed, 1 failed",
+    ]
+
+
+def test_an_endless_loop_times_out_within_its_limit_and_the_next_test_still_runs():
+    result, elapsed = kite_test("endless_loop.kite", "--timeout", "1", "--format", "json")
+    import json
+
+    [answer] = json.loads(result.output)["answers"]
+    loop, after = answer["tests"]
+    assert (loop["status"], after["status"]) == ("timeout", "pass")
+    assert loop["seconds"] < 1 + 0.5
+    assert result.exit_code == 1
+
+
+def test_endless_recursion_crashes_the_worker_and_the_next_test_still_runs():
+    result, _ = kite_test("stack_overflow.kite")
+    lines = result.output.splitlines()
+    assert lines[0].startswith("CRASH recurses forever: the test host died")
+    assert lines[1:] == ["PASS still runs afterwards", "1 passed, 1 failed"]
+
+
+def test_a_memory_hog_is_stopped_and_the_next_test_still_runs():
+    result, _ = kite_test("memory_hog.kite", "--timeout", "20")
+    lines = result.output.splitlines()
+    assert lines[0].startswith("CRASH eats memory: ")
+    assert lines[1:] == ["PASS still runs afterwards", "1 passed, 1 failed"]
+
+
+@pytest.mark.parametrize("fixture, api", [
+    ("exits.kite", "System.Environment.Exit"),
+    ("starts_process.kite", "System.Diagnostics.Process.Start"),
+    ("writes_file.kite", "System.IO.File.WriteAllText"),
+])
+def test_reaching_outside_fails_before_anything_runs(fixture, api):
+    result, _ = kite_test(fixture)
+    assert result.exit_code == 1
+    assert f"error KT007: '{api}' is not allowed" in result.output
+    assert result.output.splitlines()[-2].endswith(": the program does not compile")
+    assert result.output.splitlines()[-1] == "0 passed, 1 failed"
+    assert not Path("/tmp/kite-hostile-file").exists() and not Path("/tmp/kite-hostile-process").exists()
+
+
+def test_printing_a_fake_pass_line_never_counts():
+    result, _ = kite_test("fakes_pass.kite")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == ["FAIL fakes a pass: expect answer() == 42 (left: 41, right: 42)", "0 passed, 1 failed"]
+
+
+def test_a_test_file_for_another_module_is_a_clear_error():
+    result, _ = kite_test(str(ARTICLE / "words.kite"), "--tests", "other_module.test.kite")
+    assert result.exit_code == 2
+    assert result.output == "kite: error: this test file is for module 'NotWords', but " + str(ARTICLE / "words.kite") + " is module 'Words'\n"
+
+
+def test_the_worker_survives_code_that_exits_even_without_kt007():
+    """Below the compile-time rule: a raw assembly that ends the process is a crash, and the worker is replaced."""
+    code = "public static class Raw\n{\n    public static void leave() { System.Environment.Exit(0); }\n    public static void stay() { }\n}\n"
+    with TestSession() as session:
+        worker = session.worker
+        emitted = session.checker.roslyn.emit("Raw", [("raw.cs", code)])
+        folder = prepare_folder(session.root / "raw", writable=True)
+        (folder / "Raw.dll").write_bytes(emitted.image)
+        (folder / "Raw.dll").chmod(0o644)
+        request = {"assembly": str(folder / "Raw.dll"), "stdlib": str(session.root / "KiteStd.dll"), "type": "Raw", "workdir": str(folder)}
+        left = worker.run({**request, "method": "leave"}, 10)
+        stayed = worker.run({**request, "method": "stay"}, 10)
+        assert (left.status, left.message) == ("crash", "the test host died (exit code 0)")
+        assert stayed.status == "pass"
+        assert worker.started == 2
