@@ -1,0 +1,27 @@
+"""Each CA rule Kite switches on fires on its own Kite fixture, on the line marked `# CAxxxx`."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import REPO, run_kite
+from kite.dotnet.roslyn import AnalyzerRules
+
+ANALYZER_FIXTURES = REPO / "tests" / "analyzers"
+ENABLED = sorted(AnalyzerRules.load().on)
+
+
+def test_every_enabled_rule_has_a_fixture_and_every_fixture_a_rule():
+    assert sorted(path.stem for path in ANALYZER_FIXTURES.glob("*.kite")) == ENABLED
+
+
+@pytest.mark.parametrize("rule_id", ENABLED)
+def test_the_rule_fires_on_its_marked_line(rule_id):
+    fixture = ANALYZER_FIXTURES / f"{rule_id}.kite"
+    marked = [number for number, line in enumerate(fixture.read_text().splitlines(), start=1) if f"# {rule_id}" in line]
+    assert marked, f"{fixture.name} marks no line with '# {rule_id}'"
+    result = run_kite(["check", fixture.name], cwd=ANALYZER_FIXTURES)
+    fired = {int(m.group(1)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning {rule_id}:", result.output, re.M)}
+    assert fired == set(marked), result.output
