@@ -100,17 +100,17 @@ class _Walker:
         for item in module.items:
             if isinstance(item, n.Let):
                 self.expr(item.value)
-                self.declare(item.name, "const", item.line, item.column + len("let "), item.type)
+                self.declare(item.name, "const", item.line, item.column, item.type)
             elif isinstance(item, n.TypeDecl):
-                self.declarations.append(Declaration(item.name, "type", item.line, item.column + len("type ")))
+                self.declarations.append(Declaration(item.name, "type", item.line, item.column))
                 for record_field in item.fields:
                     self.declarations.append(Declaration(record_field.name, "field", record_field.line, record_field.column))
             elif isinstance(item, n.EnumDecl):
-                self.declarations.append(Declaration(item.name, "enum", item.line, item.column + len("enum ")))
+                self.declarations.append(Declaration(item.name, "enum", item.line, item.column))
                 for member in item.members:
                     self.declarations.append(Declaration(member.name, "member", member.line, member.column))
             elif isinstance(item, n.FnDecl):
-                self.declarations.append(Declaration(item.name, "fn", item.line, item.column + len("fn ")))
+                self.declarations.append(Declaration(item.name, "fn", item.line, item.column))
         for item in module.items:
             if isinstance(item, n.FnDecl):
                 for param in item.params:
@@ -136,7 +136,7 @@ class _Walker:
         if isinstance(s, n.Let):
             self.expr(s.value)
             value_type = s.type or _constructed_type(s.value)
-            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column + len("let mut " if s.mutable else "let "), value_type)
+            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type)
         elif isinstance(s, n.Assign):
             self.assign(s)
         elif isinstance(s, n.ExprStmt):

@@ -9,7 +9,7 @@ from importlib import resources
 from lark import Lark, Token
 from lark.exceptions import LarkError, VisitError
 from lark.indenter import Indenter
-from lark.visitors import Transformer_NonRecursive, v_args
+from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
 
@@ -47,7 +47,6 @@ def lark_parser() -> Lark:
         parser="lalr",
         postlex=KiteIndenter(),
         start=["start", "expr"],
-        propagate_positions=True,
         maybe_placeholders=True,
         cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
     )
@@ -71,9 +70,11 @@ def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
             raise KiteSyntaxError(token.line, token.column + match.start(), f"unknown escape '\\{match.group(1)}' in a literal")
 
 
-@v_args(meta=True)
 class KiteTransformer(Transformer_NonRecursive):
-    """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on."""
+    """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
+
+    Positions come from tokens and child nodes, not Lark's propagate_positions, which doubles parse time.
+    """
 
     def __init__(self, text: str):
         super().__init__()
@@ -92,194 +93,214 @@ class KiteTransformer(Transformer_NonRecursive):
 
     # ---- module
 
-    def start(self, meta, children):
+    def start(self, children):
         module_decl, *items = children
         if module_decl is None:
             return n.Module(1, 1, "", tuple(items))
         return n.Module(module_decl.line, module_decl.column, module_decl.value, tuple(items))
 
-    def module_decl(self, meta, children):
+    def module_decl(self, children):
         return children[0]
 
-    def use_decl(self, meta, children):
-        return n.Use(meta.line, meta.column, children[0].value)
+    def use_decl(self, children):
+        path = children[0]
+        return n.Use(path.line, path.column, path.value)
 
-    def dotted_name(self, meta, children):
-        return Token("NAME", ".".join(children), line=meta.line, column=meta.column)
+    def dotted_name(self, children):
+        first = children[0]
+        return Token("NAME", ".".join(children), line=first.line, column=first.column)
 
-    def const_decl(self, meta, children):
+    def const_decl(self, children):
         name, type_, value = children
-        return self._nested(n.Let(meta.line, meta.column, name.value, False, type_, value), [value])
+        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [value])
 
-    def type_decl(self, meta, children):
+    def type_decl(self, children):
         name, *fields = children
-        return n.TypeDecl(meta.line, meta.column, name.value, tuple(fields))
+        return n.TypeDecl(name.line, name.column, name.value, tuple(fields))
 
-    def field(self, meta, children):
+    def field(self, children):
         name, type_ = children
         return n.Field(name.line, name.column, name.value, type_)
 
-    def enum_decl(self, meta, children):
+    def enum_decl(self, children):
         name, *members = children
-        return n.EnumDecl(meta.line, meta.column, name.value, tuple(members))
+        return n.EnumDecl(name.line, name.column, name.value, tuple(members))
 
-    def enum_member(self, meta, children):
+    def enum_member(self, children):
         return n.EnumMember(children[0].line, children[0].column, children[0].value)
 
-    def fn_decl(self, meta, children):
-        name, params, returns, body = children
-        return self._nested(n.FnDecl(meta.line, meta.column, name.value, params or (), returns, body), body)
+    def fn_decl(self, children):
+        keyword, name, params, returns, body = children
+        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), body)
 
-    def params(self, meta, children):
+    def params(self, children):
         return tuple(child for child in children if child is not None)
 
-    def param(self, meta, children):
+    def param(self, children):
         name, type_ = children
         return n.Param(name.line, name.column, name.value, type_)
 
-    def test_decl(self, meta, children):
+    def test_decl(self, children):
         description, body = children
         _check_escapes(description, STRING_ESCAPES, description.value[1:-1])
-        return self._nested(n.TestDecl(meta.line, meta.column, description.value[1:-1], body), body)
+        return self._nested(n.TestDecl(description.line, 1, description.value[1:-1], body), body)
 
-    def block(self, meta, children):
+    def block(self, children):
         return tuple(children)
 
     # ---- statements
 
-    def let_stmt(self, meta, children):
+    def let_stmt(self, children):
         mut, name, type_, value = children
-        return self._nested(n.Let(meta.line, meta.column, name.value, mut is not None, type_, value), [value])
+        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [value])
 
-    def assign_stmt(self, meta, children):
+    def assign_stmt(self, children):
         target, op, value = children
-        return self._nested(n.Assign(meta.line, meta.column, target, op.value, value), [target, value])
+        return self._nested(n.Assign(target.line, target.column, target, op.value, value), [target, value])
 
-    def expr_stmt(self, meta, children):
-        return self._nested(n.ExprStmt(meta.line, meta.column, children[0]), children)
+    def expr_stmt(self, children):
+        expr = children[0]
+        return self._nested(n.ExprStmt(expr.line, expr.column, expr), children)
 
-    def return_stmt(self, meta, children):
-        return self._nested(n.Return(meta.line, meta.column, children[0]), children)
+    def return_stmt(self, children):
+        keyword, value = children
+        return self._nested(n.Return(keyword.line, keyword.column, value), [value])
 
-    def break_stmt(self, meta, children):
-        return n.Break(meta.line, meta.column)
+    def break_stmt(self, children):
+        return n.Break(children[0].line, children[0].column)
 
-    def continue_stmt(self, meta, children):
-        return n.Continue(meta.line, meta.column)
+    def continue_stmt(self, children):
+        return n.Continue(children[0].line, children[0].column)
 
-    def pass_stmt(self, meta, children):
-        return n.Pass(meta.line, meta.column)
+    def pass_stmt(self, children):
+        return n.Pass(children[0].line, children[0].column)
 
-    def expect_stmt(self, meta, children):
-        source = self._text[meta.start_pos:meta.end_pos].removeprefix("expect").strip()
-        return self._nested(n.Expect(meta.line, meta.column, children[0], source), children)
+    def expect_stmt(self, children):
+        keyword, expr = children
+        return self._nested(n.Expect(keyword.line, keyword.column, expr, _rest_of_line(self._text, keyword.end_pos)), [expr])
 
-    def if_stmt(self, meta, children):
-        condition, body, *rest = children
+    def if_stmt(self, children):
+        keyword, condition, body, *rest = children
         orelse = rest.pop() if rest else None
         branches = ((condition, body),) + tuple(rest)
         flat = [condition, *body, *(x for c, b in rest for x in (c, *b)), *(orelse or ())]
-        return self._nested(n.If(meta.line, meta.column, branches, orelse), flat)
+        return self._nested(n.If(keyword.line, keyword.column, branches, orelse), flat)
 
-    def elif_clause(self, meta, children):
+    def elif_clause(self, children):
         condition, body = children
         return (condition, body)
 
-    def else_clause(self, meta, children):
+    def else_clause(self, children):
         return children[0]
 
-    def while_stmt(self, meta, children):
-        condition, body = children
-        return self._nested(n.While(meta.line, meta.column, condition, body), [condition, *body])
+    def while_stmt(self, children):
+        keyword, condition, body = children
+        return self._nested(n.While(keyword.line, keyword.column, condition, body), [condition, *body])
 
-    def for_stmt(self, meta, children):
-        name, iterable, body = children
-        return self._nested(n.For(meta.line, meta.column, name.value, name.column, iterable, body), [iterable, *body])
+    def for_stmt(self, children):
+        keyword, name, iterable, body = children
+        return self._nested(n.For(keyword.line, keyword.column, name.value, name.column, iterable, body), [iterable, *body])
 
     # ---- expressions
 
-    def lambda_(self, meta, children):
-        params, body = children
-        return self._nested(n.Lambda(meta.line, meta.column, params or (), body), [body])
+    def lambda_(self, children):
+        keyword, params, body = children
+        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [body])
 
-    def binary(self, meta, children):
+    def binary(self, children):
         left, op, right = children
-        return self._node(n.Binary(meta.line, meta.column, op.value, left, right), left, right)
+        return self._node(n.Binary(left.line, left.column, op.value, left, right), left, right)
 
-    def unary(self, meta, children):
+    def unary(self, children):
         op, operand = children
-        return self._node(n.Unary(meta.line, meta.column, op.value, operand), operand)
+        return self._node(n.Unary(op.line, op.column, op.value, operand), operand)
 
-    def call(self, meta, children):
+    def call(self, children):
         func, args = children
-        return self._nested(n.Call(meta.line, meta.column, func, args or ()), [func, *(args or ())])
+        return self._nested(n.Call(func.line, func.column, func, args or ()), [func, *(args or ())])
 
-    def type_call(self, meta, children):
+    def type_call(self, children):
         type_, args = children
-        return self._nested(n.TypeCall(meta.line, meta.column, type_, args or ()), list(args or ()))
+        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), list(args or ()))
 
-    def index(self, meta, children):
+    def index(self, children):
         target, index = children
-        return self._node(n.Index(meta.line, meta.column, target, index), target, index)
+        return self._node(n.Index(target.line, target.column, target, index), target, index)
 
-    def member(self, meta, children):
+    def member(self, children):
         target, name = children
-        return self._node(n.Member(meta.line, meta.column, target, name.value), target)
+        return self._node(n.Member(target.line, target.column, target, name.value), target)
 
-    def args(self, meta, children):
+    def args(self, children):
         return tuple(child for child in children if child is not None)
 
-    def list_lit(self, meta, children):
-        items = children[0] or ()
-        return self._nested(n.ListLiteral(meta.line, meta.column, items), list(items))
+    def list_lit(self, children):
+        bracket, items = children
+        items = items or ()
+        return self._nested(n.ListLiteral(bracket.line, bracket.column, items), list(items))
 
-    def name(self, meta, children):
-        return n.Name(meta.line, meta.column, children[0].value)
-
-    def int_lit(self, meta, children):
-        return n.Literal(meta.line, meta.column, "int", children[0].value)
-
-    def dec_lit(self, meta, children):
-        return n.Literal(meta.line, meta.column, "dec", children[0].value)
-
-    def str_lit(self, meta, children):
+    def name(self, children):
         token = children[0]
-        _check_escapes(token, STRING_ESCAPES, token.value[1:-1])
-        return n.Literal(meta.line, meta.column, "str", token.value)
+        return n.Name(token.line, token.column, token.value)
 
-    def char_lit(self, meta, children):
-        token = children[0]
-        _check_escapes(token, CHAR_ESCAPES, token.value[1:-1])
-        return n.Literal(meta.line, meta.column, "char", token.value)
+    def _literal(self, kind: str, token: Token):
+        return n.Literal(token.line, token.column, kind, token.value)
 
-    def bool_lit(self, meta, children):
-        return n.Literal(meta.line, meta.column, "bool", children[0].value)
+    def int_lit(self, children):
+        return self._literal("int", children[0])
 
-    def none_lit(self, meta, children):
-        return n.Literal(meta.line, meta.column, "none", "none")
+    def dec_lit(self, children):
+        return self._literal("dec", children[0])
 
-    def fstr_lit(self, meta, children):
+    def str_lit(self, children):
+        _check_escapes(children[0], STRING_ESCAPES, children[0].value[1:-1])
+        return self._literal("str", children[0])
+
+    def char_lit(self, children):
+        _check_escapes(children[0], CHAR_ESCAPES, children[0].value[1:-1])
+        return self._literal("char", children[0])
+
+    def bool_lit(self, children):
+        return self._literal("bool", children[0])
+
+    def none_lit(self, children):
+        return self._literal("none", children[0])
+
+    def fstr_lit(self, children):
         token = children[0]
         parts = split_fstring(token)
         holes = [part for part in parts if not isinstance(part, str)]
-        return self._nested(n.FString(meta.line, meta.column, tuple(parts)), holes)
+        return self._nested(n.FString(token.line, token.column, tuple(parts)), holes)
 
     # ---- types
 
-    def type(self, meta, children):
+    def type(self, children):
         base, question = children
         return n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
 
-    def collection_type(self, meta, children):
+    def collection_type(self, children):
         kind, *args = children
-        return n.TypeRef(meta.line, meta.column, kind.value, tuple(args))
+        return n.TypeRef(kind.line, kind.column, kind.value, tuple(args))
 
-    def named_type(self, meta, children):
-        return n.TypeRef(meta.line, meta.column, children[0].value)
+    def named_type(self, children):
+        name = children[0]
+        return n.TypeRef(name.line, name.column, name.value)
 
 
 # `lambda` is a Python keyword, so the grammar's rule is dispatched by name here.
 setattr(KiteTransformer, "lambda", KiteTransformer.lambda_)
+
+CODE_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')
+
+
+def _rest_of_line(text: str, start: int) -> str:
+    """The source of an expect's expression: the rest of its line, without a trailing comment."""
+    end = text.find("\n", start)
+    line = text[start:] if end < 0 else text[start:end]
+    for match in CODE_OR_COMMENT.finditer(line):
+        if match.group() == "#":
+            return line[: match.start()].strip()
+    return line.strip()
 
 
 def split_fstring(token: Token) -> list:
