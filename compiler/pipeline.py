@@ -184,11 +184,6 @@ class BuildResult:
     assembly: Path | None  # written only when the program compiles
 
 
-PROGRAM_RUNTIME_CONFIG = {
-    "runtimeOptions": {"tfm": "net10.0", "framework": {"name": "Microsoft.NETCore.App", "version": "10.0.0"}, "rollForward": "LatestMinor"}
-}
-
-
 def has_entry_point(module: Module) -> bool:
     from kite.syntax import nodes as n
 
@@ -197,9 +192,10 @@ def has_entry_point(module: Module) -> bool:
 
 def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
     """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
-    import json
     import shutil
     import tempfile
+
+    from kite.dotnet.runtime import write_runtime_config
 
     result = checker.check(unit)
     if result.verdict is diag.Verdict.FAILED:
@@ -218,7 +214,7 @@ def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
         name = generated.module_name
         (staging / f"{name}.dll").write_bytes(emitted.image)
         (staging / "KiteStd.dll").write_bytes(checker.stdlib.image)
-        (staging / f"{name}.runtimeconfig.json").write_text(json.dumps(PROGRAM_RUNTIME_CONFIG, indent=2))
+        write_runtime_config(staging / f"{name}.runtimeconfig.json")
         for produced in staging.iterdir():
             produced.replace(out_dir / produced.name)
     finally:

@@ -36,7 +36,15 @@ public static class KiteTestHost
             if (assemblyPath != loadedPath)
             {
                 // A new answer: drop the previous one so a long-lived worker does not grow.
-                context?.Unload();
+                if (context is not null)
+                {
+                    context.Unload();
+                    context = null;
+                    program = null;
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                    GC.Collect();
+                }
                 context = new AssemblyLoadContext("answer", isCollectible: true);
                 context.Resolving += (loader, name) => name.Name == "KiteStd" ? loader.LoadFromAssemblyPath(stdlibPath) : null;
                 program = context.LoadFromAssemblyPath(assemblyPath);

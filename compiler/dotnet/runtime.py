@@ -20,6 +20,11 @@ RUNTIME_CONFIG = {
 }
 
 
+def write_runtime_config(path) -> None:
+    """The runtimeconfig of every .NET process kite starts or writes: kite itself, built programs, the test host."""
+    path.write_text(json.dumps(RUNTIME_CONFIG, indent=1))
+
+
 @dataclass(frozen=True, eq=False)  # one per process: identity is its hash (per-process caches key on it)
 class DotnetRuntime:
     packages: DotnetPackages
@@ -32,7 +37,7 @@ def boot() -> DotnetRuntime:
     """Start CoreCLR and load the compiler. Every later call returns the same runtime."""
     packages = restore()
     config = packages.cache_dir / "kite.runtimeconfig.json"
-    config.write_text(json.dumps(RUNTIME_CONFIG, indent=1))
+    write_runtime_config(config)
     try:
         import pythonnet
         from clr_loader import get_coreclr

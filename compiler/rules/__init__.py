@@ -1,25 +1,12 @@
-"""Kite's own rules, one module each. The order here is the order of the docs."""
+"""Kite's own rules, one module each (`ktNNN_name.py`), found by file name: adding a file adds the rule."""
 
-from kite.rules import (
-    kt000_syntax,
-    kt001_let_changed,
-    kt002_mut_never_changed,
-    kt003_naming,
-    kt004_csharp_leak,
-    kt005_test_without_expect,
-    kt006_result_unused,
-    kt007_sandbox,
-)
+import importlib
+import pkgutil
 
-ALL_RULES = (
-    kt000_syntax,
-    kt001_let_changed,
-    kt002_mut_never_changed,
-    kt003_naming,
-    kt004_csharp_leak,
-    kt005_test_without_expect,
-    kt006_result_unused,
-    kt007_sandbox,
+ALL_RULES = tuple(
+    importlib.import_module(f"{__name__}.{module.name}")
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name)
+    if module.name.startswith("kt")
 )
-# The rules that read the AST; KT004 and most of KT000 come from the syntax stage.
+# The rules that read the AST; KT004 and most of KT000 come from the syntax stage, KT007 from an analyzer.
 AST_RULES = tuple(rule for rule in ALL_RULES if hasattr(rule, "check"))

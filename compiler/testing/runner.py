@@ -11,12 +11,12 @@ from pathlib import Path
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import test_methods
+from kite.dotnet.runtime import write_runtime_config
 from kite.errors import ToolchainError, UnusableInput
 from kite.pipeline import CheckResult, Checker, Unit, generate_unit, module_mismatches
 from kite.testing.worker import Limits, Worker, isolation, prepare_folder
 
 HOST_SOURCE = "KiteTestHost.cs"
-HOST_RUNTIME_CONFIG = '{"runtimeOptions": {"tfm": "net10.0", "framework": {"name": "Microsoft.NETCore.App", "version": "10.0.0"}, "rollForward": "LatestMinor"}}'
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class TestSession:
             if emitted.image is None:
                 raise ToolchainError(f"Kite's test host does not compile: {emitted.diagnostics[0].render()}")
             (host_dir / "KiteTestHost.dll").write_bytes(emitted.image)
-            (host_dir / "KiteTestHost.runtimeconfig.json").write_text(HOST_RUNTIME_CONFIG)
+            write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
             (self.root / "KiteStd.dll").write_bytes(self.checker.stdlib.image)
             (self.root / "KiteStd.dll").chmod(0o644)
             home = prepare_folder(self.root / "home", writable=True)
@@ -149,4 +149,5 @@ class TestSession:
                 outcomes.append(TestOutcome(case, raw.status, raw.message, time.monotonic() - start, raw.output, raw.truncated))
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
+            worker.recycle_if_grown()
         return TestReport(unit.program.path, result, tuple(outcomes), self.limits.timeout_seconds)

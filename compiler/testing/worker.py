@@ -157,6 +157,11 @@ class Worker:
             os.close(self.results_fd)
         self.process = None
 
+    def recycle_if_grown(self) -> None:
+        """Between answers: a worker past half its heap limit is replaced before it can fail someone's test."""
+        if self.process is not None and _rss_bytes(self.process.pid) > self.limits.heap_mb * 1024 * 1024 // 2:
+            self.stop()
+
     def run(self, request: dict, timeout: float) -> RawResult:
         if self.process is None:
             self._start()

@@ -1,0 +1,26 @@
+"""The baseline every benchmark compares with: `dotnet build` of C# files in a minimal net10.0 project."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = (
+    '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><TargetFramework>net10.0</TargetFramework>'
+    "<Nullable>enable</Nullable><OutputType>Library</OutputType></PropertyGroup></Project>"
+)
+
+
+def dotnet_build_seconds(files: dict[str, str]) -> float:
+    """Seconds for `dotnet build --no-restore` (restore done first, so only the build is timed)."""
+    with tempfile.TemporaryDirectory() as folder:
+        project = Path(folder)
+        (project / "Bench.csproj").write_text(PROJECT)
+        for name, text in files.items():
+            (project / name).write_text(text)
+        subprocess.run(["dotnet", "restore", "-v", "q"], cwd=project, check=True, capture_output=True)
+        start = time.perf_counter()
+        subprocess.run(["dotnet", "build", "--no-restore", "-v", "q", "-nologo"], cwd=project, check=True, capture_output=True)
+        return time.perf_counter() - start
