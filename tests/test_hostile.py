@@ -100,3 +100,11 @@ def test_the_worker_survives_code_that_exits_even_without_kt007():
         assert (left.status, left.message) == ("crash", "the test host died (exit code 0)")
         assert stayed.status == "pass"
         assert worker.started == 2
+
+
+def test_output_is_capped_and_the_report_says_so():
+    import json
+
+    result, _ = kite_test("floods_output.kite", "--format", "json")
+    [test] = json.loads(result.output)["answers"][0]["tests"]
+    assert (test["status"], test["truncated"], len(test["output"])) == ("pass", True, 64 * 1024)

@@ -1,0 +1,63 @@
+"""The command line: help everywhere, .NET only when needed, machine-readable formats that hold their shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ARTICLE, REPO, run_kite
+
+
+@pytest.mark.parametrize("command", [[], ["check"], ["test"], ["build"]])
+def test_every_command_has_help(command):
+    result = run_kite([*command, "--help"], cwd=REPO)
+    assert result.exit_code == 0 and result.output.startswith("Usage: ")
+
+
+def test_help_and_the_kite_layer_never_start_dotnet():
+    probe = (
+        "import sys; from click.testing import CliRunner; from kite.cli.main import main; "
+        "CliRunner().invoke(main, ['--help']); CliRunner().invoke(main, ['check', '--layer', 'kite', 'tests/article/leak.kite']); "
+        "print('pythonnet' in sys.modules or 'clr' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_json_output_has_the_documented_shape():
+    result = run_kite(["check", "--format", "json", "mistakes.kite"], cwd=ARTICLE)
+    document = json.loads(result.output)
+    assert (document["verdict"], document["errors"], document["warnings"]) == ("failed", 1, 3)
+    assert document["layers"] == ["analyzers", "compiler", "kite"]
+    assert document["diagnostics"][0] == {
+        "file": "mistakes.kite", "line": 5, "column": 5, "severity": "error", "id": "KT001",
+        "message": "'total' cannot be changed: declare it with let mut", "layer": "kite",
+    }
+    assert [d["layer"] for d in document["diagnostics"]] == ["kite", "kite", "kite", "compiler"]
+
+
+def test_sarif_output_is_sarif_2_1_0_as_code_scanning_reads_it():
+    result = run_kite(["check", "--format", "sarif", "mistakes.kite"], cwd=ARTICLE)
+    document = json.loads(result.output)
+    assert document["version"] == "2.1.0" and document["$schema"].endswith("sarif-2.1.0.json")
+    [run] = document["runs"]
+    rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert rules == ["CS8602", "KT001", "KT002", "KT006"]
+    for result_entry in run["results"]:
+        assert rules[result_entry["ruleIndex"]] == result_entry["ruleId"]
+        assert result_entry["level"] in ("error", "warning")
+        location = result_entry["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == "mistakes.kite" and location["region"]["startLine"] >= 1
+    assert [r["ruleId"] for r in run["results"]] == ["KT001", "KT002", "KT006", "CS8602"]
+
+
+def test_junit_output_is_xml_with_one_case_per_test():
+    import xml.etree.ElementTree as ElementTree
+
+    result = run_kite(["test", "words.kite", "--format", "junit"], cwd=ARTICLE)
+    suites = ElementTree.fromstring(result.output.split("?>", 1)[1])
+    assert [case.get("name") for case in suites.iter("testcase")] == ["word_count counts words"]
+    assert suites.get("failures") == "0"
