@@ -6,7 +6,6 @@ from kite.syntax import nodes as n
 
 PRIMITIVES = {"int": "int", "dec": "decimal", "str": "string", "char": "char", "bool": "bool"}
 COLLECTIONS = {"list": "List", "map": "Dictionary", "set": "HashSet"}
-LITERAL_TYPES = {"int": "int", "dec": "decimal", "str": "string", "char": "char", "bool": "bool"}
 CSHARP_KEYWORDS = frozenset(
     "abstract as base bool break byte case catch char checked class const continue decimal default delegate do "
     "double else enum event explicit extern false finally fixed float for foreach goto if implicit in int interface "
@@ -32,7 +31,7 @@ def constant_type(expr, known: dict[str, str] | None = None) -> str | None:
     """The C# type of a module constant's value, where it can be told without a type checker."""
     known = known or {}
     if isinstance(expr, n.Literal):
-        return LITERAL_TYPES.get(expr.kind)
+        return PRIMITIVES.get(expr.kind)  # literal kinds are spelled like the types
     if isinstance(expr, n.FString):
         return "string"
     if isinstance(expr, n.Name):

@@ -1,7 +1,9 @@
 """KT000: the text is not Kite: bad indentation, a statement Kite doesn't have, anything that does not parse."""
 
+from kite.codegen.types import constant_type, csharp_type
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT000",
@@ -14,6 +16,13 @@ RULE = Rule(
 
 
 def check(module, facts, file):
-    """The syntax problems only the analyzer sees (a parameter without a type, expect outside a test)."""
+    """What only the analyzer sees: a parameter without a type, expect outside a test, a constant of unknown type."""
     for line, column, message in facts.misplaced:
         yield RULE.at(file, line, column, message)
+    known: dict[str, str] = {}
+    for item in module.items:
+        if isinstance(item, n.Let):
+            spelled = csharp_type(item.type) if item.type else constant_type(item.value, known)
+            if spelled is None:
+                yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
+            known[item.name] = spelled or "object"
