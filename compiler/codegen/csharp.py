@@ -151,17 +151,18 @@ class _Writer:
             self.emit(f"{csharp_type(field.type)} {identifier(field.name)}{comma}")
         self.indent -= 1
         self.hidden()
+        name = identifier(item.name)
+        names = [identifier(field.name) for field in item.fields]
+        fields_text = ' + ", " + '.join(f'"{field.name}: " + global::Kite.Std.to_str({f})' for field, f in zip(item.fields, names))
+        self.emit("{")
+        # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
+        self.emit(f'    public override string ToString() => "{item.name}(" + {fields_text} + ")";')
         if any(field.type.name in ("list", "map", "set") for field in item.fields):
             # C# records compare collections by reference; Kite compares them by content.
-            name = identifier(item.name)
-            names = [identifier(field.name) for field in item.fields]
             equal = " && ".join(f"{RUNTIME}.Eq({f}, other.{f})" for f in names)
-            self.emit("{")
             self.emit(f"    public bool Equals({name}? other) => other is not null && {equal};")
             self.emit(f"    public override int GetHashCode() => {RUNTIME}.Hash({', '.join(names)});")
-            self.emit("}")
-        else:
-            self.emit(";")
+        self.emit("}")
 
     def enum(self, item: n.EnumDecl) -> None:
         self.at(item)
