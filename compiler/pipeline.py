@@ -47,7 +47,7 @@ class CheckResult:
 
 
 def collect_units(paths: list[str]) -> list[Unit]:
-    """Files and folders (*.kite, recursively) to units; a *.test.kite joins the program beside it."""
+    """Files and folders (*.kite, recursively) to units; NAME.test.kite and NAME.kite beside it always go together."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -68,7 +68,8 @@ def collect_units(paths: list[str]) -> list[Unit]:
     claimed = {unit_test.path for unit in units for unit_test in unit.tests}
     for test in tests:
         if str(test) not in claimed:
-            units.append(Unit(read(str(test))))
+            program = test.with_name(test.name.removesuffix(TEST_SUFFIX) + ".kite")
+            units.append(Unit(read(str(program)), (read(str(test)),)) if program.exists() else Unit(read(str(test))))
     return units
 
 

@@ -61,3 +61,8 @@ def test_junit_output_is_xml_with_one_case_per_test():
     suites = ElementTree.fromstring(result.output.split("?>", 1)[1])
     assert [case.get("name") for case in suites.iter("testcase")] == ["word_count counts words"]
     assert suites.get("failures") == "0"
+
+
+def test_a_test_file_checked_alone_brings_its_program():
+    result = run_kite(["check", "words.test.kite"], cwd=ARTICLE)
+    assert (result.exit_code, result.output) == (0, "clean: 0 errors, 0 warnings\n")
