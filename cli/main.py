@@ -136,12 +136,13 @@ def test_command(program, test_paths, timeout, output_format):
     """Compile PROGRAM with its tests through the static layers, then run every test out of process under a time limit.
 
     Exit 0 when the program compiles and every test passes, 1 otherwise, 2 for unusable input."""
-    from kite.pipeline import Unit, collect_units
+    from kite.pipeline import Unit, collect_files, collect_units
+    from kite.source import read
     from kite.testing.runner import TestSession
     from kite.testing.worker import Limits
 
     [unit] = collect_units([program])
-    extra = [u.program for u in collect_units(list(test_paths))] if test_paths else []
+    extra = [read(str(path)) for path in collect_files(test_paths)]
     known = {source.path for source in unit.sources}
     unit = Unit(unit.program, unit.tests + tuple(source for source in extra if source.path not in known))
     with TestSession(limits=Limits(timeout_seconds=timeout)) as session:

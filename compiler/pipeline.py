@@ -46,8 +46,8 @@ class CheckResult:
         return diag.verdict(self.diagnostics)
 
 
-def collect_units(paths: list[str]) -> list[Unit]:
-    """Files and folders (*.kite, recursively) to units; NAME.test.kite and NAME.kite beside it always go together."""
+def collect_files(paths) -> list[Path]:
+    """Files as named, and folders as the *.kite files below them (sorted)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -58,6 +58,12 @@ def collect_units(paths: list[str]) -> list[Unit]:
             files.extend(found)
         else:
             files.append(path)
+    return files
+
+
+def collect_units(paths: list[str]) -> list[Unit]:
+    """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together."""
+    files = collect_files(paths)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
     tests = [p for p in files if p.name.endswith(TEST_SUFFIX)]
     units = []
