@@ -77,7 +77,7 @@ def cold_check_seconds(path: Path) -> float:
 
 
 def main() -> None:
-    from kite.pipeline import Checker, Unit, generate_unit
+    from kite.pipeline import Checker, Unit
     from kite.source import decode
 
     with tempfile.TemporaryDirectory() as folder:
@@ -88,10 +88,9 @@ def main() -> None:
 
         checker = Checker()
         unit = Unit(decode(str(path), path.read_bytes()))
-        result = checker.check(unit)
-        assert result.diagnostics == (), result.diagnostics
-        _, _, modules = checker.front_end(unit)
-        [(_, csharp)] = generate_unit(unit, modules).sources
+        analysis = checker.analyze(unit)
+        assert analysis.result.diagnostics == (), analysis.result.diagnostics
+        [(_, csharp)] = analysis.generated.sources
         from kite.dotnet.stdlib import stdlib_source
 
         files = {"Orders.kite.cs": csharp, "KiteStd.cs": stdlib_source()}
@@ -101,7 +100,7 @@ def main() -> None:
     # The stdlib choice: one pre-compiled assembly referenced by every program, or its source compiled in each time.
     from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 
-    sources = list(generate_unit(unit, modules).sources)
+    sources = list(analysis.generated.sources)
     referenced, compiled_in = [], []
     for _ in range(20):
         start = time.perf_counter()

@@ -133,6 +133,20 @@ def module_mismatches(unit: Unit, modules: list[Module | None]):
             yield source, module, f"this test file is for module '{module.name}', but {unit.program.path} is module '{program.name}'"
 
 
+@dataclass(frozen=True)
+class Analysis:
+    result: CheckResult
+    modules: tuple[Module | None, ...]  # per file, None where it did not parse
+    generated: Generated | None  # the C# the check compiled; None when the C# layers did not run
+
+
+@dataclass(frozen=True)
+class Compiled:
+    result: CheckResult  # the check, plus what emitting found
+    image: bytes | None  # the assembly; None unless every layer passed
+    module_name: str | None
+
+
 class Checker:
     """One per process: the expensive parts (Roslyn, the stdlib) are built on first use and reused."""
 
@@ -168,21 +182,32 @@ class Checker:
         return found, syntax, (modules if complete else None)
 
     def check(self, unit: Unit) -> CheckResult:
-        return self.analyze(unit)[0]
+        return self.analyze(unit).result
 
-    def analyze(self, unit: Unit) -> tuple[CheckResult, tuple[Module | None, ...]]:
-        """The check, and each file's module as parsed (None where a file did not parse)."""
+    def analyze(self, unit: Unit) -> Analysis:
+        """The check, each file's module as parsed, and the C# the check compiled."""
         found, syntax, modules = self.front_end(unit)
         parsed = tuple(syntax[source.path].module for source in unit.sources)
         if self.layer == "kite":
-            return CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
         if modules is None:
             skipped = ("compiler and analyzers: the file has syntax errors (KT000)",)
-            return CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
         csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
         csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
-        return CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed
+        return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
+
+    def emit(self, unit: Unit, analysis: Analysis, *, entry_point: bool = False) -> Compiled:
+        """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
+        if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
+            return Compiled(analysis.result, None, None)
+        generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
+        emitted = self.roslyn.emit(generated.module_name, list(generated.sources), [self.stdlib.reference], executable=entry_point)
+        if emitted.image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *emitted.diagnostics])), analysis.result.layers_run)
+            return Compiled(failed, None, generated.module_name)
+        return Compiled(analysis.result, emitted.image, generated.module_name)
 
 
 @dataclass(frozen=True)
@@ -204,26 +229,22 @@ def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
 
     from kite.dotnet.runtime import write_runtime_config
 
-    result = checker.check(unit)
-    if result.verdict is diag.Verdict.FAILED:
-        return BuildResult(result, None)
-    _, _, modules = checker.front_end(unit)
-    if not has_entry_point(modules[0]):
+    analysis = checker.analyze(unit)
+    if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
         raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
-    generated = generate_unit(unit, modules, entry_point=True)
-    emitted = checker.roslyn.emit(generated.module_name, list(generated.sources), [checker.stdlib.reference], executable=True)
-    if emitted.image is None:
-        return BuildResult(CheckResult(tuple(diag.ordered([*result.diagnostics, *emitted.diagnostics])), result.layers_run), None)
+    compiled = checker.emit(unit, analysis, entry_point=True)
+    if compiled.image is None:
+        return BuildResult(compiled.result, None)
     out_dir.mkdir(parents=True, exist_ok=True)
     # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
     staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
     try:
-        name = generated.module_name
-        (staging / f"{name}.dll").write_bytes(emitted.image)
+        name = compiled.module_name
+        (staging / f"{name}.dll").write_bytes(compiled.image)
         (staging / "KiteStd.dll").write_bytes(checker.stdlib.image)
         write_runtime_config(staging / f"{name}.runtimeconfig.json")
         for produced in staging.iterdir():
             produced.replace(out_dir / produced.name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return BuildResult(result, out_dir / f"{generated.module_name}.dll")
+    return BuildResult(compiled.result, out_dir / f"{name}.dll")

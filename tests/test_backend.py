@@ -12,7 +12,7 @@ import pytest
 from conftest import ARTICLE, FIXTURES, REPO, assert_snapshot, run_kite
 from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 from kite.errors import ToolchainError
-from kite.pipeline import Checker, collect_units, generate_unit
+from kite.pipeline import Checker, collect_units
 from kite.source import read
 
 GOLDEN = REPO / "tests" / "golden"
@@ -57,11 +57,11 @@ def test_every_sample_is_clean_through_all_three_layers(checker):
 def test_generated_csharp_matches_its_golden_file(checker, program):
     unit = collect_units([str(program.relative_to(REPO))])[0]
     os.chdir(REPO)
-    _, _, modules = checker.front_end(unit)
-    [(path, text)] = generate_unit(unit, modules).sources
+    analysis = checker.analyze(unit)
+    [(path, text)] = analysis.generated.sources
     assert path.endswith(".kite.cs") and not path.endswith(".g.cs")
     assert_snapshot(text, program.with_suffix(".cs.golden"))
-    assert checker.check(unit).diagnostics == ()
+    assert analysis.result.diagnostics == ()
 
 
 def test_output_is_byte_identical_across_runs_and_hash_seeds():

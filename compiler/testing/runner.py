@@ -13,7 +13,7 @@ from kite import diagnostics as diag
 from kite.codegen.csharp import test_methods
 from kite.dotnet.runtime import write_runtime_config
 from kite.errors import ToolchainError, UnusableInput
-from kite.pipeline import CheckResult, Checker, Unit, generate_unit, module_mismatches
+from kite.pipeline import CheckResult, Checker, Unit, module_mismatches
 from kite.testing.worker import Limits, Worker, isolation, prepare_folder
 
 HOST_SOURCE = "KiteTestHost.cs"
@@ -114,31 +114,25 @@ class TestSession:
         return isolation().describe()
 
     def run(self, unit: Unit) -> TestReport:
-        result, modules = self.checker.analyze(unit)
-        parsed = [module for module in modules if module is not None]
-        for _, _, message in module_mismatches(unit, list(modules)):
+        analysis = self.checker.analyze(unit)
+        for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
             TestCase(test.description, source.path, test.line, module.name, method)
-            for index, (source, module) in enumerate(zip(unit.sources, modules)) if module is not None
+            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
             for test, method in test_methods(module, index)
         ]
         if not cases:
             raise UnusableInput(f"{unit.program.path}: no tests to run (no test blocks in the program or its test files)")
-        if result.verdict is diag.Verdict.FAILED or len(parsed) != len(unit.sources):
+        compiled = self.checker.emit(unit, analysis)
+        if compiled.image is None:
             failing = tuple(TestOutcome(case, "fail", "the program does not compile", 0.0) for case in cases)
-            return TestReport(unit.program.path, result, failing, self.limits.timeout_seconds)
-        generated = generate_unit(unit, parsed)
-        emitted = self.checker.roslyn.emit(generated.module_name, list(generated.sources), [self.checker.stdlib.reference])
-        if emitted.image is None:
-            failed = CheckResult(tuple(diag.ordered([*result.diagnostics, *emitted.diagnostics])), result.layers_run)
-            failing = tuple(TestOutcome(case, "fail", "the program does not compile", 0.0) for case in cases)
-            return TestReport(unit.program.path, failed, failing, self.limits.timeout_seconds)
+            return TestReport(unit.program.path, compiled.result, failing, self.limits.timeout_seconds)
         worker = self.worker
         run_dir = prepare_folder(self.root / f"run-{next(self.runs)}", writable=False)
         try:
-            assembly = run_dir / f"{generated.module_name}.dll"
-            assembly.write_bytes(emitted.image)
+            assembly = run_dir / f"{compiled.module_name}.dll"
+            assembly.write_bytes(compiled.image)
             assembly.chmod(0o644)
             workdir = prepare_folder(run_dir / "work", writable=True)  # a fresh folder per run
             outcomes = []
@@ -150,4 +144,4 @@ class TestSession:
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
             worker.recycle_if_grown()
-        return TestReport(unit.program.path, result, tuple(outcomes), self.limits.timeout_seconds)
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes), self.limits.timeout_seconds)
