@@ -79,19 +79,7 @@ class RoslynService:
         )
 
     def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None):
-        from System.Collections.Generic import List
-        from System.Text import Encoding
-        from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
-        from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpSyntaxTree
-        from Microsoft.CodeAnalysis.Text import SourceText
-
-        trees = List[SyntaxTree]()
-        for path, text in sources:
-            trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), self._parse_options, path))
-        all_references = List[MetadataReference](self._references)
-        for reference in references:
-            all_references.Add(reference)
-        return CSharpCompilation.Create(assembly_name, trees, all_references, options or self._options)
+        return _compilation(assembly_name, sources, self._references, references, options or self._options, self._parse_options)
 
     def check(self, sources: list[tuple[str, str]], references=()) -> list[Diagnostic]:
         """Compiler and analyzer diagnostics of C# files (path, text), on the lines their #line markers name."""
@@ -109,15 +97,11 @@ class RoslynService:
 
     def emit(self, assembly_name: str, sources: list[tuple[str, str]], references=(), executable=False) -> Emitted:
         """Compile to an assembly image, without analyzers (check runs those)."""
-        from System.IO import MemoryStream
         from Microsoft.CodeAnalysis import OutputKind
 
         options = self._options.WithOutputKind(OutputKind.ConsoleApplication) if executable else self._options
-        compilation = self._compilation(assembly_name, sources, references, options)
-        stream = MemoryStream()
-        result = compilation.Emit(stream)
-        diagnostics = [d for d in map(self._to_kite, result.Diagnostics) if d is not None]
-        return Emitted(bytes(stream.ToArray()) if result.Success else None, diagnostics)
+        image, found = _emit(self._compilation(assembly_name, sources, references, options))
+        return Emitted(image, [d for d in map(self._to_kite, found) if d is not None])
 
     def reference_from_image(self, image: bytes):
         from System import Array, Byte, String
@@ -202,28 +186,49 @@ def _analyzers(runtime: DotnetRuntime):
 def _sandbox_analyzer(runtime: DotnetRuntime):
     """KT007 (KiteSandbox.cs), compiled against the loaded Roslyn and instantiated in this process."""
     from System import Activator, Array, Byte
-    from System.Collections.Generic import List
-    from System.IO import MemoryStream
     from System.Reflection import Assembly
-    from System.Text import Encoding
-    from Microsoft.CodeAnalysis import MetadataReference, OutputKind, SyntaxTree
-    from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpCompilationOptions, CSharpSyntaxTree
-    from Microsoft.CodeAnalysis.Text import SourceText
+    from Microsoft.CodeAnalysis import MetadataReference, OutputKind
+    from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
 
     text = (resources.files("kite.dotnet") / "KiteSandbox.cs").read_text()
-    trees = List[SyntaxTree]()
-    trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), None, "KiteSandbox.cs"))
-    references = List[MetadataReference](_references(runtime))
-    for path in runtime.packages.compiler_dlls:
-        references.Add(MetadataReference.CreateFromFile(path))
-    compilation = CSharpCompilation.Create("KiteSandbox", trees, references, CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary))
-    stream = MemoryStream()
-    emitted = compilation.Emit(stream)
-    if not emitted.Success:
-        first = next(iter(d for d in emitted.Diagnostics if d.Severity.ToString() == "Error"))
+    roslyn = [MetadataReference.CreateFromFile(path) for path in runtime.packages.compiler_dlls]
+    options = CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
+    compilation = _compilation("KiteSandbox", [("KiteSandbox.cs", text)], _references(runtime), roslyn, options, None)
+    image, found = _emit(compilation)
+    if image is None:
+        first = next(str(d) for d in found if d.Severity.ToString() == "Error")
         raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
-    assembly = Assembly.Load(stream.ToArray())
+    assembly = Assembly.Load(Array[Byte](image))
     return Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"))
+
+
+def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_references, references, options, parse_options):
+    """A C# compilation of (path, text) sources: every compile kite does goes through here.
+
+    base_references is the .NET list built once per process, copied on the .NET side (a copy through
+    Python costs milliseconds a compile); references are the few extras."""
+    from System.Collections.Generic import List
+    from System.Text import Encoding
+    from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
+    from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpSyntaxTree
+    from Microsoft.CodeAnalysis.Text import SourceText
+
+    trees = List[SyntaxTree]()
+    for path, text in sources:
+        trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), parse_options, path))
+    all_references = List[MetadataReference](base_references)
+    for reference in references:
+        all_references.Add(reference)
+    return CSharpCompilation.Create(assembly_name, trees, all_references, options)
+
+
+def _emit(compilation) -> tuple[bytes | None, list]:
+    """The assembly image (None if it failed) and Roslyn's own diagnostics."""
+    from System.IO import MemoryStream
+
+    stream = MemoryStream()
+    result = compilation.Emit(stream)
+    return (bytes(stream.ToArray()) if result.Success else None), list(result.Diagnostics)
 
 
 def _invariant_culture():

@@ -37,10 +37,16 @@ def stdlib_source() -> str:
     return text
 
 
-@functools.cache
-def compile_stdlib(service: RoslynService) -> StdlibAssembly:
-    emitted = service.emit(ASSEMBLY_NAME, [(STDLIB_FILE, stdlib_source())])
+def compile_own_source(service: RoslynService, assembly_name: str, name: str, text: str, executable: bool = False) -> bytes:
+    """An assembly of kite's own C# (the stdlib, the test host). Failing to compile is kite's bug: a clear error."""
+    emitted = service.emit(assembly_name, [(name, text)], executable=executable)
     if emitted.image is None:
         first = emitted.diagnostics[0].render() if emitted.diagnostics else "no diagnostics"
-        raise ToolchainError(f"Kite's standard library does not compile: {first}")
-    return StdlibAssembly(emitted.image, service.reference_from_image(emitted.image))
+        raise ToolchainError(f"Kite's {name} does not compile: {first}")
+    return emitted.image
+
+
+@functools.cache
+def compile_stdlib(service: RoslynService) -> StdlibAssembly:
+    image = compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, stdlib_source())
+    return StdlibAssembly(image, service.reference_from_image(image))

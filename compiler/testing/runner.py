@@ -12,7 +12,7 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.codegen.csharp import test_methods
 from kite.dotnet.runtime import write_runtime_config
-from kite.errors import ToolchainError, UnusableInput
+from kite.errors import UnusableInput
 from kite.pipeline import CheckResult, Checker, Unit, module_mismatches
 from kite.testing.worker import Limits, Worker, isolation, prepare_folder
 
@@ -96,12 +96,10 @@ class TestSession:
     def worker(self) -> Worker:
         if self._worker is None:
             host_dir = prepare_folder(self.root / "host", writable=False)
-            from kite.dotnet.stdlib import stdlib_text_of
+            from kite.dotnet.stdlib import compile_own_source, stdlib_text_of
 
-            emitted = self.checker.roslyn.emit("KiteTestHost", [(HOST_SOURCE, stdlib_text_of(HOST_SOURCE))], executable=True)
-            if emitted.image is None:
-                raise ToolchainError(f"Kite's test host does not compile: {emitted.diagnostics[0].render()}")
-            (host_dir / "KiteTestHost.dll").write_bytes(emitted.image)
+            image = compile_own_source(self.checker.roslyn, "KiteTestHost", HOST_SOURCE, stdlib_text_of(HOST_SOURCE), executable=True)
+            (host_dir / "KiteTestHost.dll").write_bytes(image)
             write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
             (self.root / "KiteStd.dll").write_bytes(self.checker.stdlib.image)
             (self.root / "KiteStd.dll").chmod(0o644)
