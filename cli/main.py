@@ -95,9 +95,7 @@ def check(paths, layer, output_format, strict):
     elif output_format == "sarif":
         click.echo(reports.check_sarif(found))
     else:
-        for d in found:
-            click.echo(d.render())
-        click.echo(diag.summary(found))
+        click.echo(reports.check_text(found))
     failed = verdict is diag.Verdict.FAILED or (strict and verdict is not diag.Verdict.CLEAN)
     sys.exit(EXIT_FAILED if failed else 0)
 
@@ -115,9 +113,7 @@ def build(program, output):
     from kite.source import read
 
     built = build_program(Checker(), Unit(read(program)), Path(output))
-    for d in built.result.diagnostics:
-        click.echo(d.render())
-    click.echo(diag.summary(built.result.diagnostics))
+    click.echo(reports.check_text(list(built.result.diagnostics)))
     if built.assembly is None:
         sys.exit(EXIT_FAILED)
     click.echo(f"built {built.assembly}")
@@ -153,9 +149,7 @@ def test_command(program, test_paths, timeout, output_format):
         click.echo(reports.tests_junit([report]))
     else:
         if not report.compiled:
-            for d in report.check.diagnostics:
-                click.echo(d.render())
-            click.echo(diag.summary(report.check.diagnostics))
+            click.echo(reports.check_text(list(report.check.diagnostics)))
         for outcome in report.outcomes:
             click.echo(reports.describe_outcome(outcome, report.timeout_seconds))
         click.echo(f"{report.passed} passed, {report.failed} failed")

@@ -11,6 +11,11 @@ from kite import diagnostics as diag
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+def check_text(found: list[diag.Diagnostic]) -> str:
+    """LANGUAGE.md section 10: one line per diagnostic, then the summary."""
+    return "\n".join([*(d.render() for d in found), diag.summary(found)])
+
+
 def check_json(found: list[diag.Diagnostic], layers: set[str]) -> str:
     document = {
         "verdict": diag.verdict(found).value,

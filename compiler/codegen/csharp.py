@@ -54,17 +54,7 @@ def _string_literal(text: str) -> str:
 
 def assigned_names(body) -> set[str]:
     """Names assigned anywhere in these statements (nested blocks included)."""
-    found: set[str] = set()
-    for statement in body:
-        if isinstance(statement, n.Assign) and isinstance(statement.target, n.Name):
-            found.add(statement.target.name)
-        elif isinstance(statement, n.If):
-            for _, inner in statement.branches:
-                found |= assigned_names(inner)
-            found |= assigned_names(statement.orelse or ())
-        elif isinstance(statement, (n.While, n.For)):
-            found |= assigned_names(statement.body)
-    return found
+    return {s.target.name for s in n.walk_statements(body) if isinstance(s, n.Assign) and isinstance(s.target, n.Name)}
 
 
 def always_exits(body) -> bool:

@@ -14,20 +14,7 @@ RULE = Rule(
 )
 
 
-def _has_expect(body) -> bool:
-    for statement in body:
-        if isinstance(statement, n.Expect):
-            return True
-        if isinstance(statement, n.If):
-            bodies = [body for _, body in statement.branches] + [statement.orelse or ()]
-            if any(_has_expect(inner) for inner in bodies):
-                return True
-        if isinstance(statement, (n.While, n.For)) and _has_expect(statement.body):
-            return True
-    return False
-
-
 def check(module, facts, file):
     for item in module.items:
-        if isinstance(item, n.TestDecl) and not _has_expect(item.body):
+        if isinstance(item, n.TestDecl) and not any(isinstance(s, n.Expect) for s in n.walk_statements(item.body)):
             yield RULE.at(file, item.line, item.column, f"test '{item.description}' checks nothing: add an expect")

@@ -212,3 +212,15 @@ class TestDecl(Node):
 class Module(Node):
     name: str
     items: tuple  # Use, Let (constants), TypeDecl, EnumDecl, FnDecl, TestDecl in source order
+
+
+def walk_statements(body):
+    """Every statement of a block, and of the blocks nested in it, in source order."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, If):
+            for _, inner in statement.branches:
+                yield from walk_statements(inner)
+            yield from walk_statements(statement.orelse or ())
+        elif isinstance(statement, (While, For)):
+            yield from walk_statements(statement.body)
