@@ -83,15 +83,17 @@ def check(paths, layer, output_format, strict):
     checker = Checker(layer)
     found: list[diag.Diagnostic] = []
     layers_run: set[str] = set()
+    skipped: set[str] = set()
     for number, unit in enumerate(units, start=1):
         if len(units) > 1 and output_format == "text" and sys.stderr.isatty():
             click.echo(f"[{number}/{len(units)}] {unit.program.path}", err=True)
         result = checker.check(unit)
         found.extend(result.diagnostics)
         layers_run.update(result.layers_run)
+        skipped.update(f"{unit.program.path}: {reason}" for reason in result.skipped)
     verdict = diag.verdict(found)
     if output_format == "json":
-        click.echo(reports.check_json(found, layers_run))
+        click.echo(reports.check_json(found, layers_run, skipped))
     elif output_format == "sarif":
         click.echo(reports.check_sarif(found))
     else:

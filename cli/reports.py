@@ -16,12 +16,13 @@ def check_text(found: list[diag.Diagnostic]) -> str:
     return "\n".join([*(d.render() for d in found), diag.summary(found)])
 
 
-def check_json(found: list[diag.Diagnostic], layers: set[str]) -> str:
+def check_json(found: list[diag.Diagnostic], layers: set[str], skipped: set[str]) -> str:
     document = {
         "verdict": diag.verdict(found).value,
         "errors": sum(d.severity is diag.Severity.ERROR for d in found),
         "warnings": sum(d.severity is diag.Severity.WARNING for d in found),
         "layers": sorted(layers),
+        "skipped": sorted(skipped),
         "diagnostics": [d.to_json() for d in found],
     }
     return json.dumps(document, indent=2)

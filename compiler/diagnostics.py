@@ -17,7 +17,6 @@ class Layer(enum.IntEnum):
     KITE = 0
     COMPILER = 1
     ANALYZERS = 2
-    TESTS = 3
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ class Checker:
         if self.layer == "kite":
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
         if modules is None:
-            skipped = ("compiler and analyzers: the file has syntax errors (KT000)",)
+            skipped = ("compiler and analyzers did not run: the unit has syntax errors (KT000)",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
         csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])

@@ -31,7 +31,7 @@ def test_json_output_has_the_documented_shape():
     result = run_kite(["check", "--format", "json", "mistakes.kite"], cwd=ARTICLE)
     document = json.loads(result.output)
     assert (document["verdict"], document["errors"], document["warnings"]) == ("failed", 1, 3)
-    assert document["layers"] == ["analyzers", "compiler", "kite"]
+    assert document["layers"] == ["analyzers", "compiler", "kite"] and document["skipped"] == []
     assert document["diagnostics"][0] == {
         "file": "mistakes.kite", "line": 5, "column": 5, "severity": "error", "id": "KT001",
         "message": "'total' cannot be changed: declare it with let mut", "layer": "kite",
@@ -66,3 +66,10 @@ def test_junit_output_is_xml_with_one_case_per_test():
 def test_a_test_file_checked_alone_brings_its_program():
     result = run_kite(["check", "words.test.kite"], cwd=ARTICLE)
     assert (result.exit_code, result.output) == (0, "clean: 0 errors, 0 warnings\n")
+
+
+def test_json_says_which_layers_could_not_run():
+    result = run_kite(["check", "--format", "json", "header_colon.kite"], cwd=REPO / "tests" / "fixtures" / "KT000")
+    document = json.loads(result.output)
+    assert document["layers"] == ["kite"]
+    assert document["skipped"] == ["header_colon.kite: compiler and analyzers did not run: the unit has syntax errors (KT000)"]
