@@ -125,36 +125,39 @@ def build(program, output):
 @main.command(name="test")
 @click.argument("program", type=click.Path())
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(),
-              help="A test file or a folder of them (same module); repeatable. NAME.test.kite beside PROGRAM always joins.")
+              help="Hidden tests: a test file or a folder of them (same module); repeatable. When given, only these "
+                   "tests decide; the program's own tests are run and reported apart.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="Seconds all of an answer's tests may run together.")
+@click.option("--no-sandbox", is_flag=True,
+              help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="text: a line per test and 'N passed, M failed'. json: for scripts. junit: JUnit XML for CI systems.")
 @guarded
-def test_command(program, test_paths, timeout, output_format):
-    """Compile PROGRAM with its tests through the static layers, then run every test out of process under a time limit.
+def test_command(program, test_paths, timeout, budget, no_sandbox, output_format):
+    """Compile PROGRAM with its tests through the static layers, then run them in a fresh sandboxed process.
 
-    Exit 0 when the program compiles and every test passes, 1 otherwise, 2 for unusable input."""
+    Exit 0 when the program compiles and every deciding test passes, 1 otherwise, 2 for unusable input or when
+    bubblewrap is missing (unless --no-sandbox)."""
     from kite.pipeline import Unit, collect_files, collect_units
     from kite.source import read
     from kite.testing.runner import TestSession
     from kite.testing.worker import Limits
 
     [unit] = collect_units([program])
-    extra = [read(str(path)) for path in collect_files(test_paths)]
+    hidden = [read(str(path)) for path in collect_files(test_paths)]
     known = {source.path for source in unit.sources}
-    unit = Unit(unit.program, unit.tests + tuple(source for source in extra if source.path not in known))
-    with TestSession(limits=Limits(timeout_seconds=timeout)) as session:
-        report = session.run(unit)
+    unit = Unit(unit.program, unit.tests + tuple(source for source in hidden if source.path not in known))
+    deciding = {source.path for source in hidden} if test_paths else None
+    with TestSession(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), sandboxed=not no_sandbox) as session:
+        report = session.run(unit, deciding)
     if output_format == "json":
         click.echo(reports.tests_json([report]))
     elif output_format == "junit":
         click.echo(reports.tests_junit([report]))
     else:
-        if not report.compiled:
-            click.echo(reports.check_text(list(report.check.diagnostics)))
-        for outcome in report.outcomes:
-            click.echo(reports.describe_outcome(outcome, report.timeout_seconds))
-        click.echo(f"{report.passed} passed, {report.failed} failed")
+        click.echo(reports.tests_text(report))
     sys.exit(0 if report.passes else EXIT_FAILED)
 
 

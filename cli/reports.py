@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ElementTree
 
 from kite import __version__
 from kite import diagnostics as diag
+from kite.display import visible, xml_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -63,14 +64,37 @@ def check_sarif(found: list[diag.Diagnostic]) -> str:
 
 
 def describe_outcome(outcome, timeout_seconds: float) -> str:
-    name = outcome.case.name
+    """One line built from the outcome's fields; whatever the answer wrote is shown escaped, never raw."""
+    name = visible(outcome.case.name)
     if outcome.status == "pass":
         return f"PASS {name}"
     if outcome.status == "timeout":
-        return f"TIMEOUT {name} after {timeout_seconds:g} s"
+        why = f": {visible(outcome.message)}" if outcome.message else ""
+        return f"TIMEOUT {name} after {timeout_seconds:g} s{why}"
     label = "FAIL" if outcome.status == "fail" else "CRASH"
     cut = " (output cut at 64 KiB)" if outcome.truncated else ""
-    return f"{label} {name}: {outcome.message}{cut}"
+    return f"{label} {name}: {visible(outcome.message)}{cut}"
+
+
+def tests_text(report) -> str:
+    """A line per deciding test, the answer's own tests apart, and `N passed, M failed` last."""
+    lines = []
+    if not report.compiled:
+        lines.append(check_text(list(report.check.diagnostics)))
+    lines += [describe_outcome(outcome, report.timeout_seconds) for outcome in report.outcomes]
+    if report.own_outcomes:
+        lines.append("the program's own tests (reported apart; the hidden tests decide):")
+        lines += ["  " + describe_outcome(outcome, report.timeout_seconds) for outcome in report.own_outcomes]
+    if report.tampered:
+        lines.append("the answer fails: it wrote to the results channel")
+    lines.append(f"{report.passed} passed, {report.failed} failed")
+    return "\n".join(lines)
+
+
+def _test_json(outcome) -> dict:
+    return {"name": outcome.case.name, "file": outcome.case.file, "line": outcome.case.line, "status": outcome.status,
+            "message": outcome.message, "seconds": round(outcome.seconds, 3), "output": outcome.output,
+            "truncated": outcome.truncated}
 
 
 def tests_json(reports) -> str:
@@ -80,14 +104,13 @@ def tests_json(reports) -> str:
         "answers": [
             {
                 "program": r.program,
+                "sandbox": r.sandbox,
                 "compiled": r.compiled,
                 "passes": r.passes,
+                "tampered": r.tampered,
                 "diagnostics": [d.to_json() for d in r.check.diagnostics],
-                "tests": [
-                    {"name": o.case.name, "file": o.case.file, "line": o.case.line, "status": o.status,
-                     "message": o.message, "seconds": round(o.seconds, 3), "output": o.output, "truncated": o.truncated}
-                    for o in r.outcomes
-                ],
+                "tests": [_test_json(o) for o in r.outcomes],
+                "own_tests": [_test_json(o) for o in r.own_outcomes],
             }
             for r in reports
         ],
@@ -96,18 +119,26 @@ def tests_json(reports) -> str:
 
 
 def tests_junit(reports) -> str:
+    """JUnit XML that parses whatever bytes the answer produced; its own tests are a suite apart."""
     suites = ElementTree.Element("testsuites", tests=str(sum(len(r.outcomes) for r in reports)), failures=str(sum(r.failed for r in reports)))
     for report in reports:
-        suite = ElementTree.SubElement(
-            suites, "testsuite", name=report.program, tests=str(len(report.outcomes)), failures=str(report.failed),
-            time=f"{sum(o.seconds for o in report.outcomes):.3f}",
-        )
-        for outcome in report.outcomes:
-            case = ElementTree.SubElement(suite, "testcase", classname=report.program, name=outcome.case.name, time=f"{outcome.seconds:.3f}")
-            if outcome.status != "pass":
-                kind = "failure" if outcome.status == "fail" else "error"
-                ElementTree.SubElement(case, kind, type=outcome.status, message=describe_outcome(outcome, report.timeout_seconds))
-            if outcome.output:
-                ElementTree.SubElement(case, "system-out").text = outcome.output
+        for label, outcomes in (("", report.outcomes), (" (own tests, not counted)", report.own_outcomes)):
+            if label and not outcomes:
+                continue
+            failures = sum(o.status != "pass" for o in outcomes)
+            suite = ElementTree.SubElement(
+                suites, "testsuite", name=xml_text(report.program + label), tests=str(len(outcomes)), failures=str(failures),
+                time=f"{sum(o.seconds for o in outcomes):.3f}",
+            )
+            properties = ElementTree.SubElement(suite, "properties")
+            ElementTree.SubElement(properties, "property", name="sandbox", value=report.sandbox)
+            for outcome in outcomes:
+                case = ElementTree.SubElement(suite, "testcase", classname=xml_text(report.program), name=visible(outcome.case.name),
+                                              time=f"{outcome.seconds:.3f}")
+                if outcome.status != "pass":
+                    kind = "failure" if outcome.status == "fail" else "error"
+                    ElementTree.SubElement(case, kind, type=outcome.status, message=describe_outcome(outcome, report.timeout_seconds))
+                if outcome.output:
+                    ElementTree.SubElement(case, "system-out").text = xml_text(outcome.output)
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True)
