@@ -225,3 +225,14 @@ def test_without_bubblewrap_kite_test_stops_with_one_line_unless_told_otherwise(
         assert unsandboxed.exit_code == 1
     finally:
         sandbox_module.bubblewrap.cache_clear()
+
+
+def test_the_answer_can_neither_nest_a_user_namespace_nor_reach_the_network(session):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (RAW / "escapes_namespaces.cs").read_text().replace("PORT", str(port))
+        nests, connects = run_raw(session, code, "nests", "connects")
+    assert nests.status == "pass", nests.message
+    assert connects.status == "crash" and "SocketException" in connects.message

@@ -9,6 +9,7 @@ nothing the answer started survives. Where the machine allows it, bubblewrap its
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import subprocess
@@ -32,12 +33,14 @@ class Sandbox:
     mode: str  # "bubblewrap" or "none"
     launcher: tuple[str, ...]  # bwrap, or setpriv ... bwrap when it can run as nobody; empty without a sandbox
     as_nobody: bool
+    no_nested_namespaces: bool = False  # --disable-userns: the answer cannot make a user namespace of its own
 
     def describe(self) -> str:
         if self.mode == "none":
             return "no sandbox (--no-sandbox): the test process runs as the current user, with the network"
         user = "as nobody" if self.as_nobody else "as the current user outside its user namespace"
-        return f"bubblewrap: own user, pid, network, ipc, uts and mount namespaces, read-only runtime, tmpfs /tmp and {WORK_DIR}, {user}"
+        nested = ", no nested user namespaces" if self.no_nested_namespaces else ""
+        return f"bubblewrap: own user, pid, network, ipc, uts and mount namespaces{nested}, read-only runtime, tmpfs /tmp and {WORK_DIR}, {user}"
 
     def command(self, host_dir: Path, environment: dict[str, str], tmpfs_bytes: int) -> list[str]:
         """The full argv that starts the test host in this sandbox."""
@@ -45,7 +48,7 @@ class Sandbox:
         host = [dotnet, f"{HOST_DIR}/KiteTestHost.dll"]
         if self.mode == "none":
             return [dotnet, str(host_dir / "KiteTestHost.dll")]
-        words = [*self.launcher, *NAMESPACES, "--die-with-parent", "--new-session", "--clearenv"]
+        words = [*self.launcher, *_isolation(self.no_nested_namespaces)]
         for name, value in sorted(environment.items()):
             words += ["--setenv", name, value]
         words += _runtime_binds(dotnet)
@@ -74,6 +77,10 @@ def _runtime_binds(dotnet: str) -> list[str]:
     return words
 
 
+def _isolation(no_nested_namespaces: bool) -> list[str]:
+    return [*NAMESPACES, *(["--disable-userns"] if no_nested_namespaces else []), "--die-with-parent", "--new-session", "--clearenv"]
+
+
 def _launchers(bwrap: str) -> list[tuple[tuple[str, ...], bool]]:
     """bwrap as nobody first (an unprivileged user namespace), then as the current user."""
     found = []
@@ -95,16 +102,15 @@ def bubblewrap() -> Sandbox:
         )
     dotnet = str(Path(dotnet_executable()).resolve())
     refusals = []
-    for launcher, as_nobody in _launchers(bwrap):
-        probe = [*launcher, *NAMESPACES, "--die-with-parent", "--new-session", "--clearenv", *_runtime_binds(dotnet),
-                 "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
+    for (launcher, as_nobody), no_nested in itertools.product(_launchers(bwrap), (True, False)):
+        probe = [*launcher, *_isolation(no_nested), *_runtime_binds(dotnet), "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
         try:
             done = subprocess.run(probe, capture_output=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as error:
             refusals.append(str(error))
             continue
         if done.returncode == 0 and b"Microsoft.NETCore.App" in done.stdout:
-            return Sandbox("bubblewrap", launcher, as_nobody)
+            return Sandbox("bubblewrap", launcher, as_nobody, no_nested)
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         refusals.append(said[-1] if said else f"exit code {done.returncode}")
     raise ToolchainError(f"bubblewrap cannot start a sandbox on this machine ({refusals[-1]}); --no-sandbox runs tests without it")
