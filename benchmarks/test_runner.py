@@ -58,15 +58,15 @@ test "after the kill"
 def answers_per_second(count: int, *, sandboxed: bool, ahead: bool) -> tuple[float, str, int]:
     from kite.pipeline import Unit
     from kite.source import decode
-    from kite.testing.runner import TestSession
+    from kite.session import Session
     from kite.testing.worker import Limits
 
     units = [Unit(decode(f"answer{n}.kite", PROGRAM.format(n=n).encode())) for n in range(count)]
-    with TestSession(limits=Limits(timeout_seconds=1.0), sandboxed=sandboxed, processes_ahead=1 if ahead else 0) as session:
-        session.run(units[0])  # warm: host compiled, Roslyn jitted
+    with Session(limits=Limits(timeout_seconds=1.0), sandboxed=sandboxed, processes_ahead=1 if ahead else 0) as session:
+        session.test(units[0])  # warm: host compiled, Roslyn jitted
         started = session.pool.started
         start = time.perf_counter()
-        passed = sum(session.run(unit).passes for unit in units)
+        passed = sum(session.test(unit).passes for unit in units)
         elapsed = time.perf_counter() - start
         assert passed == count, f"{passed} of {count} passed"
         return count / elapsed, session.sandbox.describe(), session.pool.started - started
@@ -75,12 +75,12 @@ def answers_per_second(count: int, *, sandboxed: bool, ahead: bool) -> tuple[flo
 def timeout_cost() -> tuple[float, float]:
     from kite.pipeline import Unit
     from kite.source import decode
-    from kite.testing.runner import TestSession
+    from kite.session import Session
     from kite.testing.worker import Limits
 
-    with TestSession(limits=Limits(timeout_seconds=1.0)) as session:
-        session.run(Unit(decode("warm.kite", PROGRAM.format(n=0).encode())))
-        report = session.run(Unit(decode("endless.kite", ENDLESS.encode())))
+    with Session(limits=Limits(timeout_seconds=1.0)) as session:
+        session.test(Unit(decode("warm.kite", PROGRAM.format(n=0).encode())))
+        report = session.test(Unit(decode("endless.kite", ENDLESS.encode())))
     spin, after = report.outcomes
     assert (spin.status, after.status) == ("timeout", "pass")
     return spin.seconds, after.seconds

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from kite.display import visible
 
 
+INTERNAL_ERROR_ID = "KT900"  # a bug in kite (C# reported on generated code), never in the program
+
+
 class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"

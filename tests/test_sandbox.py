@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from conftest import ARTICLE, REPO, run_kite
-from kite.cli import reports
+from kite.cli.emitters import json_document as json_emitter, junit as junit_emitter, text as text_emitter
 from kite.dotnet.runtime import RUNTIME_CONFIG
 from kite.pipeline import CheckResult, Unit
 from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
-from kite.testing.runner import TestCase, TestReport, TestSession
+from kite.session import Session, UnitReport
+from kite.testing.outcomes import TestCase, TestReport
 from kite.testing.worker import TAMPERED, Limits
 
 HOSTILE = REPO / "tests" / "hostile"
@@ -28,17 +29,17 @@ RAW = HOSTILE / "raw"
 
 @pytest.fixture(scope="module")
 def session():
-    with TestSession(limits=Limits(timeout_seconds=5)) as shared:
+    with Session(limits=Limits(timeout_seconds=5)) as shared:
         yield shared
 
 
-def raw_image(session: TestSession, code: str, name: str = "Raw", executable: bool = False) -> bytes:
-    emitted = session.checker.roslyn.emit(name, [(f"{name}.cs", code)], [session.checker.stdlib.reference], executable=executable)
+def raw_image(session: Session, code: str, name: str = "Raw", executable: bool = False) -> bytes:
+    emitted = session.roslyn.emit(name, [(f"{name}.cs", code)], [session.stdlib.reference], executable=executable)
     assert emitted.image is not None, [d.render() for d in emitted.diagnostics]
     return emitted.image
 
 
-def run_raw(session: TestSession, code: str, *methods: str):
+def run_raw(session: Session, code: str, *methods: str):
     cases = [TestCase(method, "raw.cs", 1, "Raw", method) for method in methods]
     return session.run_image(raw_image(session, code), cases)
 
@@ -115,11 +116,11 @@ test "there is room on the heap"
 
 def test_what_one_answer_changes_in_its_process_never_reaches_the_next(session):
     prices = Unit(decode("prices.kite", PRICES.encode()))
-    alone = session.run(prices)
+    alone = session.test(prices)
     [changed] = run_raw(session, (RAW / "changes_process_state.cs").read_text(), "change")
     assert changed.status == "pass"
     time.sleep(0.3)  # the heap-filling timer would have had time to run in a shared process
-    after = session.run(prices)
+    after = session.test(prices)
     summary = lambda report: [(o.case.name, o.status, o.message) for o in report.outcomes]
     assert summary(after) == summary(alone)
     assert all(o.status == "pass" for o in alone.outcomes)
@@ -137,15 +138,16 @@ def test_links_planted_in_the_working_folder_change_nothing_outside(session):
 
 def test_control_characters_in_messages_and_output_render_escaped_and_junit_parses(session):
     [outcome] = run_raw(session, (RAW / "writes_control_characters.cs").read_text(), "fails_with_bytes")
-    report = TestReport("raw.cs", CheckResult((), ("kite",)), (outcome,), 5.0, "bubblewrap")
-    text = reports.tests_text(report)
+    tests = TestReport("raw.cs", CheckResult((), ("kite",)), (outcome,), 5.0, "bubblewrap")
+    report = UnitReport("raw.cs", check=tests.check, tests=tests)
+    text = text_emitter.test([report])
     assert text.splitlines()[-1] == "0 passed, 1 failed"
     assert len(text.splitlines()) == 2
     assert not any(ch in text for ch in "\x1b\x07\x00\r\u2028\u0085\ud800")
     assert "\\e[2J\\x07\\x00\\r\\nPASS forged\\u2028PASS forged too\\x85\ufffd 2 passed, 0 failed" in text
-    junit = ElementTree.fromstring(reports.tests_junit([report]).encode())
+    junit = ElementTree.fromstring(junit_emitter.test([report]).encode())
     assert junit.find("testsuite/testcase/error") is not None
-    json.loads(reports.tests_json([report]))
+    json.loads(json_emitter.test([report]))
 
 
 def kite_test(*args: str, cwd: Path = HOSTILE):
