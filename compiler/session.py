@@ -180,7 +180,7 @@ class Session:
             outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
         else:
             outcomes = self.run_image(compiled.image, deciding + own)
-        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits.timeout_seconds,
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]))
 
     def run_image(self, image: bytes, cases: list[TestCase]) -> list[TestOutcome]:

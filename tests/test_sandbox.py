@@ -138,7 +138,7 @@ def test_links_planted_in_the_working_folder_change_nothing_outside(session):
 
 def test_control_characters_in_messages_and_output_render_escaped_and_junit_parses(session):
     [outcome] = run_raw(session, (RAW / "writes_control_characters.cs").read_text(), "fails_with_bytes")
-    tests = TestReport("raw.cs", CheckResult((), ("kite",)), (outcome,), 5.0, "bubblewrap")
+    tests = TestReport("raw.cs", CheckResult((), ("kite",)), (outcome,), session.limits, "bubblewrap")
     report = UnitReport("raw.cs", check=tests.check, tests=tests)
     text = text_emitter.test([report])
     assert text.splitlines()[-1] == "0 passed, 1 failed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kite import diagnostics as diag
+from kite.cli.emitters.text import describe_outcome
 
 
 def _data(text: str) -> str:
@@ -20,9 +21,15 @@ def _command(level: str, file: str, line: int, column: int, title: str, message:
     return f"::{level} {','.join(where)},title={_property(title)}::{_data(message)}"
 
 
+def _annotation(d) -> str:
+    # Compiler and analyzer columns are the generated C#'s (docs/cli.md): only Kite's own are shown.
+    column = d.column if d.layer is diag.Layer.KITE else 0
+    return _command("error" if d.severity is diag.Severity.ERROR else "warning", d.file, d.line, column, d.id, d.message)
+
+
 def check(reports) -> str:
     found = [d for report in reports for d in report.diagnostics]
-    lines = [_command("error" if d.severity is diag.Severity.ERROR else "warning", d.file, d.line, d.column, d.id, d.message) for d in found]
+    lines = [_annotation(d) for d in found]
     return "\n".join([*lines, diag.summary(found)])
 
 
@@ -30,11 +37,10 @@ def test(reports) -> str:
     tested = [report.tests for report in reports if report.tests is not None]
     lines = []
     for answer in tested:
-        for diagnostic in answer.check.diagnostics:
-            level = "error" if diagnostic.severity is diag.Severity.ERROR else "warning"
-            lines.append(_command(level, diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.id, diagnostic.message))
+        lines += [_annotation(d) for d in answer.check.diagnostics]
         for outcome in answer.outcomes:
             if outcome.status != "pass":
-                lines.append(_command("error", outcome.case.file, outcome.case.line, 0, f"{outcome.status}: {outcome.case.name}", outcome.message))
+                lines.append(_command("error", outcome.case.file, outcome.case.line, 0, f"{outcome.status}: {outcome.case.name}",
+                                      describe_outcome(outcome, answer.limits)))
     lines.append(f"{sum(t.passed for t in tested)} passed, {sum(t.failed for t in tested)} failed")
     return "\n".join(lines)

@@ -27,7 +27,7 @@ def test(reports) -> str:
                                               time=f"{outcome.seconds:.3f}")
                 if outcome.status != "pass":
                     kind = "failure" if outcome.status == "fail" else "error"
-                    ElementTree.SubElement(case, kind, type=outcome.status, message=describe_outcome(outcome, answer.timeout_seconds))
+                    ElementTree.SubElement(case, kind, type=outcome.status, message=describe_outcome(outcome, answer.limits))
                 if outcome.output:
                     ElementTree.SubElement(case, "system-out").text = xml_text(outcome.output)
     ElementTree.indent(suites)

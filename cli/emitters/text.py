@@ -18,16 +18,16 @@ def check(reports) -> str:
     return diagnostics_text([d for report in reports for d in report.diagnostics])
 
 
-def describe_outcome(outcome, timeout_seconds: float) -> str:
+def describe_outcome(outcome, limits) -> str:
     """One line built from the outcome's fields; whatever the answer wrote is shown escaped, never raw."""
     name = visible(outcome.case.name)
     if outcome.status == "pass":
         return f"PASS {name}"
     if outcome.status == "timeout":
         why = f": {visible(outcome.message)}" if outcome.message else ""
-        return f"TIMEOUT {name} after {timeout_seconds:g} s{why}"
+        return f"TIMEOUT {name} after {limits.timeout_seconds:g} s{why}"
     label = "FAIL" if outcome.status == "fail" else "CRASH"
-    cut = " (output cut at 64 KiB)" if outcome.truncated else ""
+    cut = f" (output cut at {limits.output_chars // 1024} KiB)" if outcome.truncated else ""
     return f"{label} {name}: {visible(outcome.message)}{cut}"
 
 
@@ -36,10 +36,10 @@ def answer_lines(tests) -> list[str]:
     lines = []
     if not tests.compiled:
         lines.append(diagnostics_text(list(tests.check.diagnostics)))
-    lines += [describe_outcome(outcome, tests.timeout_seconds) for outcome in tests.outcomes]
+    lines += [describe_outcome(outcome, tests.limits) for outcome in tests.outcomes]
     if tests.own_outcomes:
         lines.append("the program's own tests (reported apart; the hidden tests decide):")
-        lines += ["  " + describe_outcome(outcome, tests.timeout_seconds) for outcome in tests.own_outcomes]
+        lines += ["  " + describe_outcome(outcome, tests.limits) for outcome in tests.own_outcomes]
     if tests.tampered:
         lines.append("the answer fails: it wrote to the results channel")
     return lines

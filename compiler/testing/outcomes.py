@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kite import diagnostics as diag
 from kite.pipeline import CheckResult
+from kite.testing.worker import Limits
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class TestReport:
     program: str
     check: CheckResult
     outcomes: tuple[TestOutcome, ...]  # the tests that decide: the hidden tests when there are any
-    timeout_seconds: float
+    limits: Limits  # what the tests ran under: the report quotes its caps
     sandbox: str  # "bubblewrap" or "none"
     own_outcomes: tuple[TestOutcome, ...] = ()  # the answer's own tests when hidden tests decide: reported apart
 
