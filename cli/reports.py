@@ -34,6 +34,7 @@ def check_sarif(found: list[diag.Diagnostic]) -> str:
 
     kite_rules = {rule.RULE.id: rule.RULE for rule in ALL_RULES}
     rule_ids = sorted({d.id for d in found})
+    rule_index = {rule_id: index for index, rule_id in enumerate(rule_ids)}
     rules = []
     for rule_id in rule_ids:
         entry = {"id": rule_id}
@@ -44,7 +45,7 @@ def check_sarif(found: list[diag.Diagnostic]) -> str:
     results = [
         {
             "ruleId": d.id,
-            "ruleIndex": rule_ids.index(d.id),
+            "ruleIndex": rule_index[d.id],
             "level": "error" if d.severity is diag.Severity.ERROR else "warning",
             "message": {"text": d.message},
             "locations": [{"physicalLocation": {

@@ -96,13 +96,19 @@ SAME_PROBLEM = {rule.RULE.id: rule.RULE.same_as for rule in ALL_RULES}
 
 
 def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
-    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing."""
+    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing.
+
+    Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
+    covered: dict[tuple[str, int], set[str]] = {}
+    for k in kite:
+        if SAME_PROBLEM.get(k.id):
+            covered.setdefault((k.file, k.line), set()).update(SAME_PROBLEM[k.id])
     kept = list(kite)
     for d in csharp:
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue  # recovery's guess at a leaked line is not the user's code
-        if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
+        if d.id in covered.get((d.file, d.line), ()):
             continue
         kept.append(d)
     return diag.ordered(kept)
