@@ -12,10 +12,16 @@ from kite import __version__
 from kite.cli import reports
 from kite import diagnostics as diag
 from kite.errors import ToolchainError, UnusableInput
+from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3
+
+compile_timeout_option = click.option(
+    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
+    help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
+)
 
 
 def guarded(command):
@@ -74,13 +80,14 @@ def main():
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
               help="text: one line per diagnostic and a summary. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0 for code scanning.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@compile_timeout_option
 @guarded
-def check(paths, layer, output_format, strict):
+def check(paths, layer, output_format, strict, compile_timeout):
     """Check Kite files or folders (*.kite, recursively). Exit 0 if no errors, 1 if any, 2 for unusable input."""
     from kite.pipeline import Checker, collect_units
 
     units = collect_units(list(paths))
-    checker = Checker(layer)
+    checker = Checker(layer, compile_timeout)
     found: list[diag.Diagnostic] = []
     layers_run: set[str] = set()
     skipped: set[str] = set()
@@ -106,15 +113,16 @@ def check(paths, layer, output_format, strict):
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@compile_timeout_option
 @guarded
-def build(program, output):
+def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
     from pathlib import Path
 
     from kite.pipeline import Checker, Unit, build as build_program
     from kite.source import read
 
-    built = build_program(Checker(), Unit(read(program)), Path(output))
+    built = build_program(Checker(compile_timeout=compile_timeout), Unit(read(program)), Path(output))
     click.echo(reports.check_text(list(built.result.diagnostics)))
     if built.assembly is None:
         sys.exit(EXIT_FAILED)
@@ -129,12 +137,13 @@ def build(program, output):
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="text: a line per test and 'N passed, M failed'. json: for scripts. junit: JUnit XML for CI systems.")
+@compile_timeout_option
 @guarded
-def test_command(program, test_paths, timeout, output_format):
+def test_command(program, test_paths, timeout, output_format, compile_timeout):
     """Compile PROGRAM with its tests through the static layers, then run every test out of process under a time limit.
 
     Exit 0 when the program compiles and every test passes, 1 otherwise, 2 for unusable input."""
-    from kite.pipeline import Unit, collect_files, collect_units
+    from kite.pipeline import Checker, Unit, collect_files, collect_units
     from kite.source import read
     from kite.testing.runner import TestSession
     from kite.testing.worker import Limits
@@ -143,7 +152,7 @@ def test_command(program, test_paths, timeout, output_format):
     extra = [read(str(path)) for path in collect_files(test_paths)]
     known = {source.path for source in unit.sources}
     unit = Unit(unit.program, unit.tests + tuple(source for source in extra if source.path not in known))
-    with TestSession(limits=Limits(timeout_seconds=timeout)) as session:
+    with TestSession(Checker(compile_timeout=compile_timeout), Limits(timeout_seconds=timeout)) as session:
         report = session.run(unit)
     if output_format == "json":
         click.echo(reports.tests_json([report]))

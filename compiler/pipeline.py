@@ -10,9 +10,10 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.analyze import analyze
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate
-from kite.rules import ALL_RULES, kt000_syntax
+from kite.rules import ALL_RULES, kt000_syntax, kt010_compile_budget
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
+from kite.dotnet.compile_worker import CompileTimeout, CompileWorker, shared_worker
 from kite.errors import UnusableInput
 from kite.source import SourceFile, read
 from kite.syntax.frontend import SyntaxResult, read_syntax
@@ -21,6 +22,8 @@ LAYERS = ("kite", "all")
 TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
 CASCADES_FROM_LEAKS = frozenset({"KT000", "KT002"})
+# What keeps a unit from the C# layers, and how the JSON report says it.
+NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)"}
 
 
 @dataclass(frozen=True)
@@ -154,12 +157,19 @@ class Compiled:
 
 
 class Checker:
-    """One per process: the expensive parts (Roslyn, the stdlib) are built on first use and reused."""
+    """One per process: the expensive parts are built on first use and reused. Answers compile in `compiler`, a
+    child process shared by every Checker; `roslyn` and `stdlib` run in this process, for kite's own C# (the test host)."""
 
-    def __init__(self, layer: str = "all"):
+    def __init__(self, layer: str = "all", compile_timeout: float = kt010_compile_budget.DEFAULT_COMPILE_TIMEOUT):
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}")
         self.layer = layer
+        self.compile_timeout = compile_timeout  # seconds each Roslyn pass over a unit may take (KT010)
+
+    @functools.cached_property
+    def compiler(self) -> CompileWorker:
+        """Roslyn in a child process, killed when a unit runs past compile_timeout."""
+        return shared_worker()
 
     @functools.cached_property
     def roslyn(self):
@@ -184,7 +194,7 @@ class Checker:
         modules = [syntax[source.path].module for source in unit.sources]
         for source, module, message in module_mismatches(unit, modules):
             found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
-        complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
+        complete = all(result.complete for result in syntax.values()) and not any(d.id in NOT_COMPILED for d in found)
         return found, syntax, (modules if complete else None)
 
     def check(self, unit: Unit) -> CheckResult:
@@ -197,10 +207,16 @@ class Checker:
         if self.layer == "kite":
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
         if modules is None:
-            skipped = ("compiler and analyzers did not run: the unit has syntax errors (KT000)",)
+            stopped_by = "KT010" if any(d.id == "KT010" for d in found) else "KT000"
+            skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
-        csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
+        try:
+            csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
+        except CompileTimeout:
+            stopped = self.too_slow(unit, modules[0])
+            skipped = (f"compiler and analyzers stopped after {self.compile_timeout:g} s (KT010)",)
+            return Analysis(CheckResult(tuple(diag.ordered([*found, stopped])), ("kite",), skipped), parsed, None)
         csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
         return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
 
@@ -209,11 +225,17 @@ class Checker:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
         generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
-        emitted = self.roslyn.emit(generated.module_name, list(generated.sources), [self.stdlib.reference], executable=entry_point)
-        if emitted.image is None:
-            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *emitted.diagnostics])), analysis.result.layers_run)
+        try:
+            image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
+        except CompileTimeout:
+            image, found = None, [self.too_slow(unit, analysis.modules[0])]
+        if image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
             return Compiled(failed, None, generated.module_name)
-        return Compiled(analysis.result, emitted.image, generated.module_name)
+        return Compiled(analysis.result, image, generated.module_name)
+
+    def too_slow(self, unit: Unit, program: Module) -> Diagnostic:
+        return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
 
 @dataclass(frozen=True)
@@ -247,7 +269,7 @@ def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
     try:
         name = compiled.module_name
         (staging / f"{name}.dll").write_bytes(compiled.image)
-        (staging / "KiteStd.dll").write_bytes(checker.stdlib.image)
+        (staging / "KiteStd.dll").write_bytes(checker.compiler.stdlib_image())
         write_runtime_config(staging / f"{name}.runtimeconfig.json")
         for produced in staging.iterdir():
             produced.replace(out_dir / produced.name)
