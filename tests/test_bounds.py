@@ -199,6 +199,15 @@ def test_lambdas_nested_five_deep_are_kt010_before_any_compile_and_four_are_not(
     assert found == [("KT010", 5)]
 
 
+def test_lambdas_nested_too_deep_are_kt010_in_a_module_constant_and_in_a_test_file(tmp_path):
+    (tmp_path / "deep.kite").write_text(f"module Deep\n\nlet xs = [1, 2]\nlet five = {nest(5, 'call')}\n")
+    (tmp_path / "deep.test.kite").write_text(f'module Deep\n\ntest "deep"\n    expect {nest(5, "call")} > 0\n')
+    result = run_kite(["check", "--layer", "kite", "deep.kite"], cwd=tmp_path)
+    assert [line.split(" KT010: ")[0] for line in result.output.splitlines() if " KT010: " in line] == [
+        "deep.kite(4): error", "deep.test.kite(4): error",
+    ]
+
+
 def test_the_c_sharp_layers_do_not_run_on_lambdas_nested_too_deep(tmp_path):
     (tmp_path / "deep.kite").write_text(f"module Deep\n\nfn f(xs: list<int>) -> int\n    return {nest(6, 'call')}\n")
     document = json.loads(run_kite(["check", "--format", "json", "deep.kite"], cwd=tmp_path).output)
