@@ -101,11 +101,14 @@ def main() -> None:
     # The stdlib choice: one pre-compiled assembly referenced by every program, or its source compiled in each time.
     from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 
+    from kite.dotnet.stdlib import compile_stdlib
+
+    stdlib = compile_stdlib(checker.roslyn)
     sources = list(analysis.generated.sources)
     referenced, compiled_in = [], []
     for _ in range(20):
         start = time.perf_counter()
-        checker.roslyn.check(sources, [checker.stdlib.reference])
+        checker.roslyn.check(sources, [stdlib.reference])
         referenced.append(time.perf_counter() - start)
         start = time.perf_counter()
         checker.roslyn.check([*sources, (STDLIB_FILE, stdlib_source())])
@@ -126,7 +129,7 @@ def main() -> None:
     print(f"stdlib as a referenced assembly      {statistics.median(referenced) * 1000:8.1f} ms per warm check (median of 20; kept)")
     print(f"stdlib compiled into the program     {statistics.median(compiled_in) * 1000:8.1f} ms per warm check (median of 20)")
     print(f"one process, {count} programs           {warm:8.2f} s  = {count / warm:6.1f} programs/s   (target >= 25)")
-    print(f"peak RSS of that process             {peak_mb:8.0f} MB   (target < 1024)")
+    print(f"peak RSS of that process             {peak_mb:8.0f} MB   (target < 1024; the compile process is apart)")
 
 
 if __name__ == "__main__":

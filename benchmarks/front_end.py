@@ -28,11 +28,12 @@ FUNCTION = """fn step_{i}(xs: list<int>, limit: int) -> int
 """
 
 
-def program(lines: int) -> str:
+def program(lines: int, function: str = FUNCTION) -> str:
+    """About `lines` lines: `function` (a template of {i}) repeated with i = 0, 1, 2, ..."""
     parts, count, i = ["module Bench\n\n"], 2, 0
     while count < lines:
-        parts.append(FUNCTION.format(i=i))
-        count += FUNCTION.count("\n")
+        parts.append(function.format(i=i))
+        count += function.count("\n")
         i += 1
     return "".join(parts)
 

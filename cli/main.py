@@ -15,7 +15,13 @@ from kite import diagnostics as diag
 from kite.cli import emitters
 from kite.display import visible
 from kite.errors import NoTests, ToolchainError, UnusableInput
+from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.session import internal_errors
+
+compile_timeout_option = click.option(
+    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
+    help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
+)
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -114,15 +120,16 @@ def exit_code(reports, failed) -> int:
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@compile_timeout_option
 @guarded
-def check(paths, layer, output_format, strict):
+def check(paths, layer, output_format, strict, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
     from kite.pipeline import find_units
     from kite.session import Session, UnitReport
 
-    with Session() as session:
+    with Session(compile_timeout=compile_timeout) as session:
         reports = graded(session, find_units(list(paths)), lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
     echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
@@ -133,8 +140,9 @@ def check(paths, layer, output_format, strict):
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@compile_timeout_option
 @guarded
-def build(program, output):
+def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
     from pathlib import Path
 
@@ -145,7 +153,7 @@ def build(program, output):
         built = session.build(unit, Path(output))
         return UnitReport(unit.program.path, check=built.result, built=built.assembly)
 
-    with Session() as session:
+    with Session(compile_timeout=compile_timeout) as session:
         reports = graded(session, [UnitSource(program)], build_unit)
     [report] = reports
     if report.check is not None:
@@ -166,8 +174,9 @@ def build(program, output):
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
+@compile_timeout_option
 @guarded
-def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format):
+def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
     fresh sandboxed process.
 
@@ -196,7 +205,8 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format):
         return UnitReport(unit.program.path, check=tests.check, tests=tests)
 
     source_of = {source.program: source for source in sources}
-    with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), sandboxed=not no_sandbox) as session:
+    limits = Limits(timeout_seconds=timeout, budget_seconds=budget)
+    with Session(limits=limits, sandboxed=not no_sandbox, compile_timeout=compile_timeout) as session:
         reports = graded(session, sources, test_unit)
     echo_nonempty(emitters.emitter(output_format).test(reports))
     sys.exit(exit_code(reports, lambda report: not report.tests.passes))

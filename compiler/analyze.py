@@ -55,6 +55,7 @@ class Facts:
     functions: dict  # name -> FnDecl
     records: dict  # name -> TypeDecl
     misplaced: tuple[tuple[int, int, str], ...] = field(default=())  # KT000 found by the analyzer
+    lambdas: tuple[tuple[n.Lambda, int], ...] = field(default=())  # each lambda and how many lambdas it is inside, plus one
 
 
 class _Walker:
@@ -69,6 +70,8 @@ class _Walker:
         self.misplaced: list[tuple[int, int, str]] = []
         self.scopes: list[dict[str, Binding]] = [{}]
         self.in_test = False
+        self.lambdas: list[tuple[n.Lambda, int]] = []
+        self.lambda_depth = 0
 
     # ---- scopes
 
@@ -123,7 +126,7 @@ class _Walker:
                 self.in_test = False
         return Facts(
             tuple(self.declarations), tuple(self.bindings), tuple(self.illegal), tuple(self.discarded),
-            self.functions, self.records, tuple(self.misplaced),
+            self.functions, self.records, tuple(self.misplaced), tuple(self.lambdas),
         )
 
     # ---- statements
@@ -186,11 +189,14 @@ class _Walker:
 
     def expr(self, e) -> None:
         if isinstance(e, n.Lambda):
+            self.lambda_depth += 1
+            self.lambdas.append((e, self.lambda_depth))
             self.scopes.append({})
             for param in e.params:
                 self.declare(param.name, "lambda", param.line, param.column, param.type)
             self.expr(e.body)
             self.scopes.pop()
+            self.lambda_depth -= 1
             return
         for child in _children(e):
             self.expr(child)

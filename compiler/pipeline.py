@@ -21,6 +21,8 @@ from kite.syntax.frontend import SyntaxResult, read_syntax
 TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
 CASCADES_FROM_LEAKS = frozenset({"KT000", "KT002"})
+# What keeps a unit from the C# layers, and how the JSON report says it.
+NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)"}
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,19 @@ SAME_PROBLEM = {rule.RULE.id: rule.RULE.same_as for rule in ALL_RULES}
 
 
 def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
-    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing."""
+    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing.
+
+    Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
+    covered: dict[tuple[str, int], set[str]] = {}
+    for k in kite:
+        if SAME_PROBLEM.get(k.id):
+            covered.setdefault((k.file, k.line), set()).update(SAME_PROBLEM[k.id])
     kept = list(kite)
     for d in csharp:
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue  # recovery's guess at a leaked line is not the user's code
-        if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
+        if d.id in covered.get((d.file, d.line), ()):
             continue
         kept.append(d)
     return diag.ordered(kept)
@@ -150,7 +158,7 @@ def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], li
     modules = [syntax[source.path].module for source in unit.sources]
     for source, module, message in module_mismatches(unit, modules):
         found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
-    complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
+    complete = all(result.complete for result in syntax.values()) and not any(d.id in NOT_COMPILED for d in found)
     return found, syntax, (modules if complete else None)
 
 

@@ -20,10 +20,13 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.codegen.csharp import test_methods
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic
+from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
-    Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_unit, has_entry_point, merge, module_mismatches,
+    NOT_COMPILED, Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_unit, has_entry_point, merge,
+    module_mismatches,
 )
+from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
@@ -69,6 +72,7 @@ class Session:
     limits: Limits = field(default_factory=Limits)
     sandboxed: bool = True
     processes_ahead: int = 1
+    compile_timeout: float = kt010_compile_budget.DEFAULT_COMPILE_TIMEOUT  # seconds each Roslyn pass over a unit may take
 
     def __post_init__(self) -> None:
         self._scratch: Path | None = None
@@ -90,17 +94,20 @@ class Session:
 
     # ---- the expensive parts, each built on first use
 
+    @property
+    def compiler(self):
+        """Roslyn and the analyzers in a child process, killed when a unit runs past compile_timeout (KT010).
+        One per kite process, shared by its sessions: starting .NET and Roslyn costs seconds."""
+        from kite.dotnet.compile_worker import shared_worker
+
+        return shared_worker()
+
     @functools.cached_property
     def roslyn(self):
+        """Roslyn in this process, for kite's own C# only (the test host): answers compile in `compiler`."""
         from kite.dotnet.roslyn import RoslynService
 
         return RoslynService()
-
-    @functools.cached_property
-    def stdlib(self):
-        from kite.dotnet.stdlib import compile_stdlib
-
-        return compile_stdlib(self.roslyn)
 
     @property
     def sandbox(self):
@@ -121,7 +128,7 @@ class Session:
             image = compile_own_source(self.roslyn, "KiteTestHost", HOST_SOURCE, stdlib_text_of(HOST_SOURCE), executable=True)
             (host_dir / "KiteTestHost.dll").write_bytes(image)
             write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-            (host_dir / "KiteStd.dll").write_bytes(self.stdlib.image)
+            (host_dir / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
             for written in host_dir.iterdir():
                 written.chmod(0o644)
             self._pool = ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
@@ -138,10 +145,15 @@ class Session:
         if layers == "kite":
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
         if modules is None:
-            skipped = ("compiler and analyzers did not run: the unit has syntax errors (KT000)",)
+            stopped_by = "KT010" if any(d.id == "KT010" for d in found) else "KT000"
+            skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
-        csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
+        try:
+            csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
+        except CompileTimeout:
+            skipped = (f"compiler and analyzers stopped after {self.compile_timeout:g} s (KT010)",)
+            return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), ("kite",), skipped), parsed, None)
         csharp = [d if d.file else Diagnostic(unit.program.path, d.line, d.column, d.severity, d.id, d.message, d.layer) for d in csharp]
         return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
 
@@ -153,11 +165,17 @@ class Session:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
         generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
-        emitted = self.roslyn.emit(generated.module_name, list(generated.sources), [self.stdlib.reference], executable=entry_point)
-        if emitted.image is None:
-            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *emitted.diagnostics])), analysis.result.layers_run)
+        try:
+            image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
+        except CompileTimeout:
+            image, found = None, [self._too_slow(unit, analysis.modules[0])]
+        if image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
             return Compiled(failed, None, generated.module_name)
-        return Compiled(analysis.result, emitted.image, generated.module_name)
+        return Compiled(analysis.result, image, generated.module_name)
+
+    def _too_slow(self, unit: Unit, program) -> Diagnostic:
+        return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
     def test(self, unit: Unit, hidden: Collection[str] | None = None) -> TestReport:
         """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
@@ -207,7 +225,7 @@ class Session:
         try:
             name = compiled.module_name
             (staging / f"{name}.dll").write_bytes(compiled.image)
-            (staging / "KiteStd.dll").write_bytes(self.stdlib.image)
+            (staging / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
                 produced.replace(out_dir / produced.name)

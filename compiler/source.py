@@ -8,6 +8,11 @@ from pathlib import Path
 
 from kite.errors import UnusableInput
 
+# Far above any honest answer (an 8,000-line program is about 300 KB; a 2 MB file is still checked), and a bound on
+# what one file can cost the Kite layer, which runs before any budget.
+MAX_SOURCE_BYTES = 2 * 1024 * 1024
+MAX_SOURCE_LINES = 200_000
+
 
 @dataclass(frozen=True)
 class SourceFile:
@@ -20,6 +25,8 @@ class SourceFile:
 
 
 def decode(path: str, data: bytes) -> SourceFile:
+    if len(data) > MAX_SOURCE_BYTES:
+        raise UnusableInput(f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)")
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     if b"\x00" in data:
@@ -28,12 +35,17 @@ def decode(path: str, data: bytes) -> SourceFile:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UnusableInput(f"{path}: not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
-    return SourceFile(path, text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if lines > MAX_SOURCE_LINES:
+        raise UnusableInput(f"{path}: too long to check ({lines:,} lines, more than kite's limit of {MAX_SOURCE_LINES:,})")
+    return SourceFile(path, text)
 
 
 def read(path: str) -> SourceFile:
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
     except FileNotFoundError:
         raise UnusableInput(f"{path}: no such file") from None
     except IsADirectoryError:

@@ -12,7 +12,8 @@ FIXTURE_FILES = sorted(FIXTURES.glob("KT*/*.kite"))
 
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_output_matches_its_snapshot(fixture):
-    result = run_kite(["check", fixture.name], cwd=fixture.parent)
+    options = fixture.parent / "check.args"  # a folder's own options, such as a small compile budget
+    result = run_kite(["check", *(options.read_text().split() if options.exists() else []), fixture.name], cwd=fixture.parent)
     assert_snapshot(result.output, fixture.with_suffix(".expected"))
     has_errors = " error " in result.output
     assert result.exit_code == (1 if has_errors else 0)

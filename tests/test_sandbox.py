@@ -34,9 +34,9 @@ def session():
 
 
 def raw_image(session: Session, code: str, name: str = "Raw", executable: bool = False) -> bytes:
-    emitted = session.roslyn.emit(name, [(f"{name}.cs", code)], [session.stdlib.reference], executable=executable)
-    assert emitted.image is not None, [d.render() for d in emitted.diagnostics]
-    return emitted.image
+    image, found = session.compiler.emit(name, [(f"{name}.cs", code)], executable, timeout=60)
+    assert image is not None, [d.render() for d in found]
+    return image
 
 
 def run_raw(session: Session, code: str, *methods: str):

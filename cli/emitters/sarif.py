@@ -17,6 +17,7 @@ def check(reports) -> str:
     found = [d for report in reports for d in report.diagnostics]
     kite_rules = {rule.RULE.id: rule.RULE for rule in ALL_RULES}
     rule_ids = sorted({d.id for d in found})
+    rule_index = {rule_id: index for index, rule_id in enumerate(rule_ids)}
     rules = []
     for rule_id in rule_ids:
         entry = {"id": rule_id}
@@ -27,7 +28,7 @@ def check(reports) -> str:
     results = [
         {
             "ruleId": d.id,
-            "ruleIndex": rule_ids.index(d.id),
+            "ruleIndex": rule_index[d.id],
             "level": "error" if d.severity is diag.Severity.ERROR else "warning",
             "message": {"text": d.message},
             "locations": [{"physicalLocation": {

@@ -1,0 +1,216 @@
+"""The static layers are bounded: diagnostics merge in linear time, input has a size limit, Roslyn has a budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES, run_kite
+from kite.diagnostics import Diagnostic, Layer, Severity, ordered
+from kite.dotnet.compile_worker import shared_worker
+from kite.pipeline import SAME_PROBLEM, Unit, merge
+from kite.session import Session
+from kite.source import MAX_SOURCE_BYTES, MAX_SOURCE_LINES, decode
+from kite.syntax.frontend import SyntaxResult
+
+FILES = ("a.kite", "a.test.kite")
+KITE_IDS = sorted(SAME_PROBLEM)
+CSHARP_IDS = sorted({same for ids in SAME_PROBLEM.values() for same in ids} | {"CS0029", "CS0103", "CA1829"})
+
+
+def diagnostics(ids, layer):
+    return st.builds(
+        Diagnostic, st.sampled_from(FILES), st.integers(1, 6), st.integers(0, 3), st.sampled_from(list(Severity)),
+        st.sampled_from(ids), st.sampled_from(["m", "n"]), st.just(layer),
+    )
+
+
+def merged_by_definition(kite, csharp, syntax):
+    """The merge as the rule states it, one comparison per pair: what the linear merge must still keep."""
+    kept = list(kite)
+    for d in csharp:
+        result = syntax.get(d.file)
+        if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
+            continue
+        if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
+            continue
+        kept.append(d)
+    return ordered(kept)
+
+
+lines = st.frozensets(st.integers(1, 6), max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(diagnostics(KITE_IDS, Layer.KITE), max_size=12),
+    st.lists(st.one_of(diagnostics(CSHARP_IDS, Layer.COMPILER), diagnostics(["CA1829", "CA1806"], Layer.ANALYZERS)), max_size=16),
+    lines, lines,
+)
+def test_merge_keeps_exactly_what_comparing_every_pair_keeps(kite, csharp, leaked, replaced):
+    syntax = {FILES[0]: SyntaxResult(None, (), leaked, replaced)}
+    assert merge(kite, csharp, syntax) == merged_by_definition(kite, csharp, syntax)
+
+
+def test_merge_drops_the_compilers_word_for_a_problem_kite_reports_on_that_line_only():
+    def at(line, rule_id, layer):
+        return Diagnostic("a.kite", line, 1, Severity.ERROR, rule_id, "m", layer)
+
+    kite = [at(3, "KT001", Layer.KITE)]
+    csharp = [at(3, "CS0191", Layer.COMPILER), at(4, "CS0191", Layer.COMPILER), at(3, "CS0029", Layer.COMPILER)]
+    assert merge(kite, csharp, {}) == [kite[0], csharp[2], csharp[1]]
+
+
+BOMB = FIXTURES / "KT010" / "slow_to_compile.kite"  # within Kite's lambda limit, but far past any small budget
+
+
+def gone(pid: int) -> bool:
+    """No such process, or only its exit status is left (a zombie burns nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_the_compile_time_bomb_ends_at_the_budget_with_kt010_and_its_compile_is_killed():
+    worker = shared_worker()
+    run_kite(["check", "ok_shallow_lambdas.kite"], cwd=BOMB.parent)
+    compiling = worker.process.pid
+    result = run_kite(["check", "--compile-timeout", "1", "--format", "json", BOMB.name], cwd=BOMB.parent)
+    document = json.loads(result.output)
+    assert result.exit_code == 1
+    assert [(d["id"], d["line"], d["message"]) for d in document["diagnostics"]] == [
+        ("KT010", 1, "took longer than 1 s to compile: the C# compiler and analyzers were stopped")
+    ]
+    assert document["layers"] == ["kite"] and document["skipped"] == [f"{BOMB.name}: compiler and analyzers stopped after 1 s (KT010)"]
+    assert gone(compiling), "the stopped compile must not keep burning a core"
+    after = run_kite(["check", "ok_shallow_lambdas.kite"], cwd=BOMB.parent)
+    assert after.output == "clean: 0 errors, 0 warnings\n" and worker.process.pid != compiling
+
+
+def test_kite_test_fails_a_bomb_with_kt010_instead_of_hanging(tmp_path):
+    program = tmp_path / "bomb.kite"
+    program.write_text(BOMB.read_text() + '\ntest "total"\n    expect total([1]) == 0\n')
+    result = run_kite(["test", "--compile-timeout", "1", program.name], cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "bomb.kite(1): error KT010: took longer than 1 s to compile: the C# compiler and analyzers were stopped",
+        "failed: 1 errors, 0 warnings",
+        "FAIL total: the program does not compile",
+        "0 passed, 1 failed",
+    ]
+
+
+def test_emit_has_the_budget_too():
+    # Four levels: a second or more to compile, whether checked or emitted.
+    source = decode("four.kite", (
+        "module Four\n\nfn main()\n"
+        "    let xs = [1, 2]\n"
+        "    print(xs.Sum(fn(a) => xs.Sum(fn(b) => xs.Sum(fn(c) => xs.Sum(fn(d) => a + b + c + d)))))\n"
+    ).encode())
+    checker = Session()
+    analysis = checker.analyze(Unit(source))
+    assert analysis.result.diagnostics == ()
+    checker.compile_timeout = 0.05
+    compiled = checker.emit(Unit(source), analysis, entry_point=True)
+    assert compiled.image is None
+    assert [d.render() for d in compiled.result.diagnostics] == [
+        "four.kite(1): error KT010: took longer than 0.05 s to compile: the C# compiler and analyzers were stopped"
+    ]
+
+
+def test_a_kite_killed_mid_compile_takes_its_compile_with_it():
+    script = (
+        "import sys; from kite.pipeline import Unit; from kite.session import Session; from kite.source import read; "
+        f"checker = Session(compile_timeout=3600); checker.check(Unit(read({str(BOMB.parent / 'ok_shallow_lambdas.kite')!r}))); "
+        f"print(checker.compiler.process.pid, flush=True); checker.check(Unit(read({str(BOMB)!r})))"
+    )
+    kite = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    compiling = int(kite.stdout.readline())
+    kite.kill()
+    kite.wait()
+    for _ in range(300):  # the kernel delivers the child's death signal at once; this only waits for it to land
+        if gone(compiling):
+            break
+        time.sleep(0.1)
+    assert gone(compiling)
+
+
+def lines_of(count: int) -> bytes:
+    return b"module Long\n" + b"\n" * (count - 1)
+
+
+def bytes_of(count: int) -> bytes:
+    return b"module Big\n#" + b"x" * (count - len(b"module Big\n#\n")) + b"\n"
+
+
+@pytest.mark.parametrize(
+    "content, refusal",
+    [
+        (lines_of(MAX_SOURCE_LINES + 1), "too long to check (200,001 lines, more than kite's limit of 200,000)"),
+        (lines_of(MAX_SOURCE_LINES + 1).replace(b"\n", b"\r"), "too long to check (200,001 lines, more than kite's limit of 200,000)"),
+        (bytes_of(MAX_SOURCE_BYTES + 1), "too large to check (more than kite's limit of 2 MiB)"),
+    ],
+    ids=["lines", "cr-lines", "bytes"],
+)
+@pytest.mark.parametrize("command", ["check", "test", "build"])
+def test_an_oversized_file_is_refused_with_one_line_and_exit_2(tmp_path, content, refusal, command):
+    (tmp_path / "big.kite").write_bytes(content)
+    result = run_kite([command, "big.kite", *(["-o", "out"] if command == "build" else [])], cwd=tmp_path)
+    assert (result.exit_code, result.output) == (2, f"kite: error: big.kite: {refusal}\n")
+
+
+@pytest.mark.parametrize("content", [lines_of(MAX_SOURCE_LINES), bytes_of(MAX_SOURCE_BYTES)], ids=["lines", "bytes"])
+def test_a_file_at_the_limits_is_checked(tmp_path, content):
+    (tmp_path / "limit.kite").write_bytes(content)
+    result = run_kite(["check", "--layer", "kite", "limit.kite"], cwd=tmp_path)
+    assert (result.exit_code, result.output) == (0, "clean: 0 errors, 0 warnings\n")
+
+
+def nest(depth: int, shape: str) -> str:
+    """`depth` lambdas, each inside the one before, in the shape a hostile answer might use."""
+    if shape == "fstring":
+        return f'f"{{{nest(depth, "call")}}}"'
+    body = "1"
+    for level in reversed(range(depth)):
+        name = f"p{level}"
+        if shape == "call":
+            body = f"xs.Sum(fn({name}) => {body} + {name})"
+        elif shape == "returned":
+            body = f"fn({name}) => {body}"
+        elif shape == "list":
+            body = f"[fn({name}) => {body}]"
+    return body
+
+
+@pytest.mark.parametrize("shape", ["call", "returned", "list", "fstring"])
+def test_lambdas_nested_five_deep_are_kt010_before_any_compile_and_four_are_not(tmp_path, shape):
+    program = "module Deep\n\nfn f(xs: list<int>)\n    let four = {four}\n    let five = {five}\n    print(four)\n    print(five)\n"
+    (tmp_path / "deep.kite").write_text(program.format(four=nest(4, shape), five=nest(5, shape)))
+    result = run_kite(["check", "--layer", "kite", "--format", "json", "deep.kite"], cwd=tmp_path)
+    found = [(d["id"], d["line"]) for d in json.loads(result.output)["diagnostics"] if d["id"] == "KT010"]
+    assert found == [("KT010", 5)]
+
+
+def test_lambdas_nested_too_deep_are_kt010_in_a_module_constant_and_in_a_test_file(tmp_path):
+    (tmp_path / "deep.kite").write_text(f"module Deep\n\nlet xs = [1, 2]\nlet five = {nest(5, 'call')}\n")
+    (tmp_path / "deep.test.kite").write_text(f'module Deep\n\ntest "deep"\n    expect {nest(5, "call")} > 0\n')
+    result = run_kite(["check", "--layer", "kite", "deep.kite"], cwd=tmp_path)
+    assert [line.split(" KT010: ")[0] for line in result.output.splitlines() if " KT010: " in line] == [
+        "deep.kite(4): error", "deep.test.kite(4): error",
+    ]
+
+
+def test_the_c_sharp_layers_do_not_run_on_lambdas_nested_too_deep(tmp_path):
+    (tmp_path / "deep.kite").write_text(f"module Deep\n\nfn f(xs: list<int>) -> int\n    return {nest(6, 'call')}\n")
+    document = json.loads(run_kite(["check", "--format", "json", "deep.kite"], cwd=tmp_path).output)
+    assert document["layers"] == ["kite"]
+    assert document["skipped"] == ["deep.kite: compiler and analyzers did not run: lambdas nested too deep to compile (KT010)"]
