@@ -338,13 +338,27 @@ namespace Kite.Toolchain
             {
                 case IDynamicTypeSymbol:
                     return "dynamic";
+                case IArrayTypeSymbol array:
+                    return Name(array.ElementType) + "[]";
+                case INamedTypeSymbol type:
+                    return TypeName(type.OriginalDefinition);
                 case ITypeSymbol type:
-                    return type.OriginalDefinition.ToDisplayString(FullName);
+                    return type.ToDisplayString(FullName);
                 case IMethodSymbol { MethodKind: MethodKind.Constructor or MethodKind.StaticConstructor } constructor:
                     return Name(constructor.ContainingType);
             }
             var member = symbol.OriginalDefinition;
             return member.ContainingType is null ? member.ToDisplayString(FullName) : Name(member.ContainingType) + "." + member.Name;
+        }
+
+        /// <summary>Namespace.Outer.Type&lt;T&gt;, spelled the same way whatever C# calls the type (nint is System.IntPtr).</summary>
+        private static string TypeName(INamedTypeSymbol type)
+        {
+            var outer = type.ContainingType is { } containing
+                ? TypeName(containing) + "."
+                : type.ContainingNamespace is { IsGlobalNamespace: false } space ? space.ToDisplayString() + "." : "";
+            var parameters = type.TypeParameters.IsEmpty ? "" : "<" + string.Join(", ", type.TypeParameters.Select(parameter => parameter.Name)) + ">";
+            return outer + type.Name + parameters;
         }
 
         /// <summary>A type that only qualifies the member after it (File in File.Delete): the member is checked instead.</summary>
