@@ -2,9 +2,10 @@
 // (compiler/dotnet/allowlist.toml, handed to the constructor). Compiled by kite at run time into an analyzer
 // that runs with the .NET analyzers, so the rule holds before any code executes.
 //
-// Every user line of a Kite file (`*.kite.cs`, not under #line hidden) is walked twice: every name, keyword
-// type and operator by its syntax (what a line names), and every operation of its member bodies (what a line
-// binds to without naming it: conversions, operators, foreach, delegates, handlers, collection builders).
+// Every user line of a Kite file (`*.kite.cs`, not under #line hidden) is walked twice: every type it names by
+// its syntax (declarations, type arguments, `use`), and every operation of its member bodies, which is everything
+// an expression binds to, named or not: calls, members, constructors, operators, conversions, foreach, delegates,
+// collection builders, and what code that does not compile would have bound to.
 #nullable enable
 using System;
 using System.Collections.Generic;
@@ -76,8 +77,9 @@ namespace Kite.Toolchain
             foreach (var node in tree.GetRoot(context.CancellationToken).DescendantNodes())
             {
                 walk.Syntax(node);
-                if (node is BaseMethodDeclarationSyntax or EqualsValueClauseSyntax)
+                if (node is BaseMethodDeclarationSyntax || node is EqualsValueClauseSyntax && node.FirstAncestorOrSelf<BaseMethodDeclarationSyntax>() is null)
                 {
+                    // A member body, or an initializer outside one (a module constant): each operation once.
                     var body = context.SemanticModel.GetOperation(node, context.CancellationToken);
                     foreach (var operation in body?.DescendantsAndSelf() ?? Enumerable.Empty<IOperation>())
                     {
@@ -94,6 +96,7 @@ namespace Kite.Toolchain
             private readonly SemanticModelAnalysisContext context;
             private readonly SemanticModel model;
             private readonly HashSet<(int, string)> reported = new HashSet<(int, string)>();
+            private readonly Dictionary<ISymbol, string?> verdicts = new Dictionary<ISymbol, string?>(SymbolEqualityComparer.Default);
 
             public Walk(SandboxAnalyzer rules, SemanticModelAnalysisContext context)
             {
@@ -118,27 +121,9 @@ namespace Kite.Toolchain
                         break;
                     case IdentifierNameSyntax { IsVar: true }:
                         break;  // the type the value has, not one the line names: its operations are checked
-                    case SimpleNameSyntax or PredefinedTypeSyntax:
-                        if (node.Parent is UsingDirectiveSyntax or QualifiedNameSyntax { Parent: UsingDirectiveSyntax })
-                        {
-                            break;
-                        }
-                        var info = model.GetSymbolInfo(node, context.CancellationToken);
-                        var symbols = info.Symbol is null ? info.CandidateSymbols : ImmutableArray.Create(info.Symbol);
-                        foreach (var symbol in symbols)
-                        {
-                            if (!(symbol is ITypeSymbol && IsQualifier(node)))
-                            {
-                                Check(symbol, node);
-                            }
-                        }
-                        break;
-                    case ExpressionSyntax expression when expression is BinaryExpressionSyntax or PrefixUnaryExpressionSyntax
-                        or PostfixUnaryExpressionSyntax or AssignmentExpressionSyntax or ElementAccessExpressionSyntax:
-                        if (model.GetSymbolInfo(expression, context.CancellationToken).Symbol is { } bound)
-                        {
-                            Check(bound, node);
-                        }
+                    case TypeSyntax type when type is SimpleNameSyntax or PredefinedTypeSyntax && SyntaxFacts.IsInNamespaceOrTypeContext(type):
+                        // A type the line names (a declaration, a type argument, T() made): expressions are their operations.
+                        CheckBinding(node);
                         break;
                 }
             }
@@ -168,6 +153,10 @@ namespace Kite.Toolchain
                 }
                 switch (operation)
                 {
+                    case { Kind: OperationKind.Invalid or OperationKind.None }:
+                        // Code that does not bind, or that IOperation does not model: what the syntax binds to.
+                        CheckBinding(operation.Syntax);
+                        break;
                     case IDynamicInvocationOperation or IDynamicMemberReferenceOperation or IDynamicIndexerAccessOperation
                         or IDynamicObjectCreationOperation:
                         Report(operation.Syntax, "dynamic");
@@ -207,10 +196,31 @@ namespace Kite.Toolchain
                 }
             }
 
+            private void CheckBinding(SyntaxNode node)
+            {
+                if (node.Parent is UsingDirectiveSyntax or QualifiedNameSyntax { Parent: UsingDirectiveSyntax })
+                {
+                    return;
+                }
+                var info = model.GetSymbolInfo(node, context.CancellationToken);
+                var symbols = info.Symbol is null ? info.CandidateSymbols : ImmutableArray.Create(info.Symbol);
+                foreach (var symbol in symbols)
+                {
+                    if (!(symbol is ITypeSymbol && IsQualifier(node)))
+                    {
+                        Check(symbol, node);
+                    }
+                }
+            }
+
             /// <summary>Checks one bound symbol; true when it was refused (and reported).</summary>
             private bool Check(ISymbol symbol, SyntaxNode where)
             {
-                var refused = rules.Refused(symbol, model.Compilation);
+                if (!verdicts.TryGetValue(symbol, out var refused))
+                {
+                    refused = rules.Refused(symbol, model.Compilation);
+                    verdicts[symbol] = refused;
+                }
                 if (refused is null)
                 {
                     return false;
