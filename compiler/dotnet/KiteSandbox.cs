@@ -161,8 +161,8 @@ namespace Kite.Toolchain
                         or IDynamicObjectCreationOperation:
                         Report(operation.Syntax, "dynamic");
                         return;
-                    case IDelegateCreationOperation creation when creation.Type is { } delegateType && !rules.TypeAllowed(delegateType, model.Compilation):
-                        Report(operation.Syntax, Name(delegateType));
+                    case IDelegateCreationOperation { Type: { } delegateType } when rules.RefusedType(delegateType, model.Compilation) is { } refusedDelegate:
+                        Report(operation.Syntax, refusedDelegate);
                         return;
                     case IForEachLoopOperation loop when loop.Syntax is CommonForEachStatementSyntax statement:
                         var info = model.GetForEachStatementInfo(statement);
@@ -260,12 +260,8 @@ namespace Kite.Toolchain
                 case INamespaceSymbol or ILocalSymbol or IParameterSymbol or ILabelSymbol or IRangeVariableSymbol
                     or IDiscardSymbol or ITypeParameterSymbol or IErrorTypeSymbol:
                     return null;
-                case IDynamicTypeSymbol:
-                    return "dynamic";
-                case IArrayTypeSymbol array:
-                    return Refused(array.ElementType, compilation);
                 case ITypeSymbol type:
-                    return TypeAllowed(type, compilation) ? null : Name(type);
+                    return RefusedType(type, compilation);
             }
             if (IsKiteCode(symbol, compilation))
             {
@@ -284,14 +280,25 @@ namespace Kite.Toolchain
             return allowedTypes.Contains(owner) || allowedMembers.Contains(member) ? null : Name(symbol);
         }
 
-        private bool TypeAllowed(ITypeSymbol type, Compilation compilation) => type switch
+        /// <summary>The first type in this one (itself, then its type arguments) Kite code may not use; null if none.</summary>
+        private string? RefusedType(ITypeSymbol type, Compilation compilation)
         {
-            ITypeParameterSymbol or IErrorTypeSymbol => true,
-            IArrayTypeSymbol array => TypeAllowed(array.ElementType, compilation),
-            INamedTypeSymbol named when IsKiteCode(named, compilation) => named.TypeArguments.All(argument => TypeAllowed(argument, compilation)),
-            INamedTypeSymbol named => allowedTypes.Contains(Key(Outermost(named))) && named.TypeArguments.All(argument => TypeAllowed(argument, compilation)),
-            _ => false,
-        };
+            switch (type)
+            {
+                case ITypeParameterSymbol or IErrorTypeSymbol:
+                    return null;
+                case IArrayTypeSymbol array:
+                    return RefusedType(array.ElementType, compilation);
+                case INamedTypeSymbol named:
+                    if (!IsKiteCode(named, compilation) && !allowedTypes.Contains(Key(Outermost(named))))
+                    {
+                        return Name(named);
+                    }
+                    return named.TypeArguments.Select(argument => RefusedType(argument, compilation)).FirstOrDefault(name => name is not null);
+                default:
+                    return Name(type);  // dynamic, pointers
+            }
+        }
 
         /// <summary>A signature or type that takes, returns or is one of the [never] types.</summary>
         private bool MentionsNever(ISymbol symbol) => symbol switch
