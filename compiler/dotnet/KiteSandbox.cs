@@ -97,6 +97,7 @@ namespace Kite.Toolchain
             private readonly SemanticModel model;
             private readonly HashSet<(int, string)> reported = new HashSet<(int, string)>();
             private readonly Dictionary<ISymbol, string?> verdicts = new Dictionary<ISymbol, string?>(SymbolEqualityComparer.Default);
+            private readonly Dictionary<ITypeSymbol, bool> neverTypes = new Dictionary<ITypeSymbol, bool>(SymbolEqualityComparer.Default);
 
             public Walk(SandboxAnalyzer rules, SemanticModelAnalysisContext context)
             {
@@ -175,10 +176,21 @@ namespace Kite.Toolchain
                         }
                         return;
                 }
-                if (operation.Type is { } type && rules.MentionsNever(type))
+                if (operation.Type is { } type && MentionsNever(type))
                 {
                     Report(operation.Syntax, Name(type));
                 }
+            }
+
+            /// <summary>Every operation's type is asked this: the answer is kept per type.</summary>
+            private bool MentionsNever(ITypeSymbol type)
+            {
+                if (!neverTypes.TryGetValue(type, out var never))
+                {
+                    never = rules.MentionsNever(type);
+                    neverTypes[type] = never;
+                }
+                return never;
             }
 
             private void CheckUse(UsingDirectiveSyntax directive)
