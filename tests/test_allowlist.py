@@ -143,7 +143,7 @@ def test_a_corpus_of_members_outside_the_allowlist_each_get_kt007_naming_them(ch
 
 
 def honest_units():
-    units = collect_units([str(REPO / "samples"), str(ARTICLE)])
+    units = collect_units([str(REPO / "samples"), str(ARTICLE), str(REPO / "tests" / "golden")])
     fixtures = [path for path in FIXTURES.glob("KT*/*.kite") if path.parent.name != "KT007" or path.name.startswith("ok_")]
     return units + collect_units([str(path) for path in sorted(fixtures)])
 
