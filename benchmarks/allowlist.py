@@ -20,16 +20,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    from kite.pipeline import Checker, Unit, collect_units, generate_unit
+    from kite.pipeline import Unit, find_units, front_end, generate_unit
+    from kite.session import Session
     from kite.source import decode
 
-    checker = Checker()
+    checker = Session()
     roslyn = checker.roslyn
-    units = collect_units([str(REPO / "samples")])
+    units = [source.read() for source in find_units([str(REPO / "samples")])]
     units += [Unit(decode(f"orders{n}.kite", PROGRAM.format(n=n).encode())) for n in range(COPIES)]
     programs = []
     for unit in units:
-        _, _, modules = checker.front_end(unit)
+        _, _, modules = front_end(unit)
         programs.append(list(generate_unit(unit, modules).sources))
 
     everything = roslyn.analyzers

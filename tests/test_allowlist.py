@@ -10,7 +10,8 @@ import pytest
 
 from conftest import ARTICLE, FIXTURES, REPO
 from kite.dotnet.roslyn import WITHOUT_REFERENCES, Allowlist
-from kite.pipeline import Checker, Unit, collect_units
+from kite.pipeline import Unit, find_units
+from kite.session import Session
 from kite.source import SourceFile
 
 CORPUS_SEED = 20261130
@@ -24,7 +25,8 @@ OBJECT_MEMBERS = {"Equals", "GetHashCode", "ToString", "ReferenceEquals"}
 
 @pytest.fixture(scope="module")
 def checker():
-    return Checker()
+    with Session() as session:
+        yield session
 
 
 @pytest.fixture(scope="module")
@@ -143,14 +145,14 @@ def test_a_corpus_of_members_outside_the_allowlist_each_get_kt007_naming_them(ch
 
 
 def honest_units():
-    units = collect_units([str(REPO / "samples"), str(ARTICLE), str(REPO / "tests" / "golden")])
+    units = find_units([str(REPO / "samples"), str(ARTICLE), str(REPO / "tests" / "golden")])
     fixtures = [path for path in FIXTURES.glob("KT*/*.kite") if path.parent.name != "KT007" or path.name.startswith("ok_")]
-    return units + collect_units([str(path) for path in sorted(fixtures)])
+    return units + find_units([str(path) for path in sorted(fixtures)])
 
 
-@pytest.mark.parametrize("unit", honest_units(), ids=lambda unit: unit.program.path.removeprefix(str(REPO) + "/"))
+@pytest.mark.parametrize("unit", honest_units(), ids=lambda unit: unit.program.removeprefix(str(REPO) + "/"))
 def test_every_sample_and_fixture_binds_only_to_allowed_code(checker, unit):
-    assert [d.render() for d in checker.check(unit).diagnostics if d.id == "KT007"] == []
+    assert [d.render() for d in checker.check(unit.read()).diagnostics if d.id == "KT007"] == []
 
 
 def test_every_allowlist_entry_names_something_in_the_reference_pack_and_says_why(reference_pack, allowlist):
