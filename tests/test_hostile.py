@@ -62,6 +62,9 @@ def test_a_memory_hog_is_stopped_and_the_next_test_still_runs():
     ("exits.kite", "System.Environment.Exit"),
     ("starts_process.kite", "System.Diagnostics.Process.Start"),
     ("writes_file.kite", "System.IO.File.WriteAllText"),
+    ("runs_later.kite", "System.Timers.Timer"),
+    ("reflects.kite", "dynamic"),
+    ("reads_passwd.kite", "System.Xml.XmlReader.Create"),
 ])
 def test_reaching_outside_fails_before_anything_runs(fixture, api):
     result, _ = kite_test(fixture)

@@ -10,6 +10,7 @@ import functools
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic, Layer, Severity
 from kite.dotnet.runtime import DotnetRuntime, boot
@@ -17,6 +18,8 @@ from kite.errors import ToolchainError
 
 LANGUAGE_VERSION = "CSharp14"
 WARNING_LEVEL = 10  # the warning wave of .NET 10, as the SDK sets it for net10.0
+# The runtime binder of `dynamic`: without it no dynamic operation compiles (KT007 also names the word).
+WITHOUT_REFERENCES = frozenset({"Microsoft.CSharp.dll"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,21 @@ class AnalyzerRules:
     def load(cls) -> "AnalyzerRules":
         table = tomllib.loads((resources.files("kite.dotnet") / "analyzer_rules.toml").read_text())
         return cls(on=dict(table["on"]), off=dict(table["off"]))
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    """What Kite code may bind to (allowlist.toml), each name with its reason: KT007 is everything else."""
+
+    types: dict[str, str]
+    members: dict[str, str]
+    refused: dict[str, str]
+    never: dict[str, str]
+
+    @classmethod
+    def load(cls) -> "Allowlist":
+        table = tomllib.loads((resources.files("kite.dotnet") / "allowlist.toml").read_text())
+        return cls(types=dict(table["types"]), members=dict(table["members"]), refused=dict(table["refused"]), never=dict(table["never"]))
 
 
 @dataclass(frozen=True)
@@ -144,7 +162,8 @@ def _references(runtime: DotnetRuntime):
 
     references = List[MetadataReference]()
     for path in runtime.packages.reference_dlls:
-        references.Add(MetadataReference.CreateFromFile(path))
+        if Path(path).name not in WITHOUT_REFERENCES:
+            references.Add(MetadataReference.CreateFromFile(path))
     return references
 
 
@@ -183,8 +202,8 @@ def _analyzers(runtime: DotnetRuntime):
 
 
 def _sandbox_analyzer(runtime: DotnetRuntime):
-    """KT007 (KiteSandbox.cs), compiled against the loaded Roslyn and instantiated in this process."""
-    from System import Activator, Array, Byte
+    """KT007 (KiteSandbox.cs), compiled against the loaded Roslyn and instantiated in this process with the allowlist."""
+    from System import Activator, Array, Byte, Object, String
     from System.Reflection import Assembly
     from Microsoft.CodeAnalysis import MetadataReference, OutputKind
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
@@ -198,7 +217,10 @@ def _sandbox_analyzer(runtime: DotnetRuntime):
         first = next(str(d) for d in found if d.Severity.ToString() == "Error")
         raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
     assembly = Assembly.Load(Array[Byte](image))
-    return Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"))
+    allowlist = Allowlist.load()
+    tables = (allowlist.types, allowlist.members, allowlist.refused, allowlist.never)
+    arguments = Array[Object]([Array[String](sorted(table)) for table in tables])
+    return Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"), arguments)
 
 
 def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_references, references, options, parse_options):

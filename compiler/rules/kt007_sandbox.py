@@ -1,7 +1,7 @@
-"""KT007: graded code that reaches outside its own computation (processes, files, network, exit, reflection).
+"""KT007: graded code that binds to anything outside Kite's own code, the standard library and the .NET allowlist.
 
-Implemented as a Roslyn analyzer (compiler/dotnet/KiteSandbox.cs) because it needs the compiler's symbols;
-this file is its id, severity and documentation.
+Implemented as a Roslyn analyzer (compiler/dotnet/KiteSandbox.cs) because it needs the compiler's symbols, fed
+the allowlist (compiler/dotnet/allowlist.toml); this file is its id, severity and documentation.
 """
 
 from kite.diagnostics import Severity
@@ -10,11 +10,15 @@ from kite.rules.base import Rule
 RULE = Rule(
     id="KT007",
     severity=Severity.ERROR,
-    summary="a .NET API that reaches outside the program: processes, files, network, environment, exit, reflection, threads",
+    summary="a .NET type or member outside the allowlist: Kite code binds only to its own code, the stdlib and the allowed .NET",
     rationale=(
-        "Answers are written by a model and graded on a shared machine. Refusing these APIs before any code runs makes "
-        "the grader deterministic and keeps an answer from exiting the test host, starting processes or touching files."
+        "Answers are written by a model and graded on a shared machine, so every answer is hostile. A denylist loses: "
+        "dynamic, reflection through GetType(), XML readers given a path and timer events all slipped past one. So KT007 "
+        "is an allowlist (compiler/dotnet/allowlist.toml, a reason per entry): strings, chars, numbers, the collections, "
+        "LINQ, Math, StringBuilder and a few more. Every type, method, property, field, constructor, operator, "
+        "conversion and event a line binds to is checked before any code runs; dynamic is refused and cannot compile, "
+        "and use accepts only namespaces with something allowed in them."
     ),
-    example='System.Diagnostics.Process.Start("rm", "-rf /")',
-    fix="Compute the result from the function's inputs and return it; print() for output.",
+    example='let reader = System.Xml.XmlReader.Create("/etc/passwd")',
+    fix="Compute the result from the function's inputs with Kite, the stdlib and the allowed .NET and return it; print() for output.",
 )
