@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kite import diagnostics as diag
 from kite.analyze import analyze
-from kite.codegen.csharp import UnitSymbols, csharp_path, generate
+from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
 from kite.rules import ALL_RULES, kt000_syntax
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
@@ -117,7 +117,7 @@ class Generated:
 
 
 def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
-    symbols = UnitSymbols.of(modules)
+    symbols = UnitSymbols.of(modules, [source.path for source in unit.sources])
     sources = tuple(
         (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0))
         for index, (source, module) in enumerate(zip(unit.sources, modules))
@@ -195,7 +195,9 @@ class Checker:
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
         csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
-        csharp = [d if d.file else dataclasses.replace(d, file=unit.program.path) for d in csharp]
+        # Back from the names #line markers can carry to the files' own names.
+        paths = {line_path(source.path): source.path for source in unit.sources}
+        csharp = [dataclasses.replace(d, file=paths.get(d.file, d.file) if d.file else unit.program.path) for d in csharp]
         return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
 
     def emit(self, unit: Unit, analysis: Analysis, *, entry_point: bool = False) -> Compiled:

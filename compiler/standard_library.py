@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Generated C# reaches the stdlib assembly only through this extern alias, so no name a program declares (a module
+# `Kite`, a type `Std`) can hide it. Kite names never contain "__" inside them unescaped (codegen/types.py).
+CSHARP_ALIAS = "kite__std"
+
 
 @dataclass(frozen=True)
 class StdFunction:
