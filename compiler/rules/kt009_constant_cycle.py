@@ -23,4 +23,12 @@ def check(module, facts, file):
     by_name = {c.name: c for c in constants}
     for cycle in order_constants(constants, facts.functions).cycles:
         first = by_name[cycle[0]]
-        yield RULE.at(file, first.line, first.column, f"module constants read each other in a cycle: {' -> '.join(cycle)}")
+        yield RULE.at(file, first.line, first.column, f"module constants read each other in a cycle: {spelled(cycle)}")
+
+
+def spelled(cycle, longest: int = 8) -> str:
+    """a -> f() -> b -> a; a long cycle keeps its ends, so the message stays one readable line."""
+    steps = list(cycle)
+    if len(steps) > longest:
+        steps = [*steps[: longest // 2], f"... {len(steps) - longest + 1} more ...", *steps[-(longest // 2) + 1:]]
+    return " -> ".join(steps)

@@ -112,7 +112,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def const_decl(self, children):
         name, type_, value = children
-        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [value])
+        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [type_, value])
 
     def type_decl(self, children):
         name, *fields = children
@@ -120,7 +120,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def field(self, children):
         name, type_ = children
-        return n.Field(name.line, name.column, name.value, type_)
+        return self._node(n.Field(name.line, name.column, name.value, type_), type_)
 
     def enum_decl(self, children):
         name, *members = children
@@ -131,14 +131,14 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def fn_decl(self, children):
         keyword, name, params, returns, body = children
-        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), body)
+        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), [*(params or ()), returns, *body])
 
     def params(self, children):
         return tuple(child for child in children if child is not None)
 
     def param(self, children):
         name, type_ = children
-        return n.Param(name.line, name.column, name.value, type_)
+        return self._nested(n.Param(name.line, name.column, name.value, type_), [type_])
 
     def test_decl(self, children):
         description, body = children
@@ -152,7 +152,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def let_stmt(self, children):
         mut, name, type_, value = children
-        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [value])
+        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [type_, value])
 
     def assign_stmt(self, children):
         target, op, value = children
@@ -205,7 +205,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def lambda_(self, children):
         keyword, params, body = children
-        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [body])
+        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [*(params or ()), body])
 
     def binary(self, children):
         left, op, right = children
@@ -221,7 +221,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def type_call(self, children):
         type_, args = children
-        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), list(args or ()))
+        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), [type_, *(args or ())])
 
     def index(self, children):
         target, index = children
@@ -268,7 +268,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def fstr_lit(self, children):
         token = children[0]
-        parts = split_fstring(token)
+        parts = split_fstring(token, self._depth)  # a hole's depth continues the enclosing expression's
         holes = [part for part in parts if not isinstance(part, str)]
         return self._nested(n.FString(token.line, token.column, tuple(parts)), holes)
 
@@ -276,11 +276,13 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def type(self, children):
         base, question = children
-        return n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
+        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
+        self._depth[id(typed)] = self._depth.get(id(base), 0)
+        return typed
 
     def collection_type(self, children):
         kind, *args = children
-        return n.TypeRef(kind.line, kind.column, kind.value, tuple(args))
+        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args)), *args)
 
     def named_type(self, children):
         name = children[0]
@@ -303,8 +305,8 @@ def _rest_of_line(text: str, start: int) -> str:
     return line.strip()
 
 
-def split_fstring(token: Token) -> list:
-    """f"a {x} b" -> ["a ", <expr x>, " b"]; text parts stay in Kite's escaped form."""
+def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
+    """f"a {x} b" -> ["a ", <expr x>, " b"]; text parts stay in Kite's escaped form. `depths` gets each hole's nesting."""
     body = token.value[2:-1]
     parts: list = []
     text: list[str] = []
@@ -325,7 +327,10 @@ def split_fstring(token: Token) -> list:
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "empty {} in an f-string")
             parts.append("".join(text))
             text = []
-            parts.append(_parse_hole(hole, token.line, token.column + 3 + index))
+            expr, depth = _parse_hole(hole, token.line, token.column + 3 + index)
+            parts.append(expr)
+            if depths is not None:
+                depths[id(expr)] = depth
             index = end + 1
         elif char == "}":
             raise KiteSyntaxError(token.line, token.column + 2 + index, "'}' in an f-string without '{': write \\} for a brace")
@@ -339,10 +344,21 @@ def split_fstring(token: Token) -> list:
 def _parse_hole(hole: str, line: int, column: int):
     try:
         tree = lark_parser().parse(hole, start="expr")
-        expr = KiteTransformer(hole).transform(tree)
+        transformer = KiteTransformer(hole)
+        expr = transformer.transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, KiteSyntaxError):
+            inner = error.orig_exc
+            raise KiteSyntaxError(line, column + inner.column - 1, inner.message) from None
+        raise
     except LarkError:
-        raise KiteSyntaxError(line, column, f"'{hole.strip()}' in an f-string is not an expression") from None
-    return _shift(expr, line - 1, column - 1)
+        raise KiteSyntaxError(line, column, f"{_quoted(hole.strip())} in an f-string is not an expression") from None
+    return _shift(expr, line - 1, column - 1), transformer._depth.get(id(expr), 0)
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    """Source text quoted in a message, cut short: a message is one readable line, whatever the input."""
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit]}...'"
 
 
 def _shift(node, lines: int, columns: int):
