@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass
 
 from kite import standard_library
-from kite.codegen.types import constant_types, csharp_type, generated_name, identifier, CSHARP_KEYWORDS
+from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
 from kite.constants import order_constants
 from kite.syntax import nodes as n
 
@@ -34,6 +34,7 @@ class UnitSymbols:
     functions: frozenset[str]
     enums: frozenset[str]
     members: frozenset[str]  # record fields and enum members: `.name` on them is the program's name
+    types: frozenset[str]  # records and enums, as C# spells them
     constants: tuple[tuple[str, n.Let], ...]  # (Kite path, constant) of every file, each after what it reads
     constant_types: dict  # name -> C# type
 
@@ -51,6 +52,7 @@ class UnitSymbols:
             frozenset(functions),
             frozenset(item.name for item in items if isinstance(item, n.EnumDecl)),
             frozenset(members),
+            frozenset(identifier(item.name) for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl))),
             tuple((path_of[id(item)], item) for item in ordered),
             {name: spelled or "object" for name, spelled in constant_types(ordered).items()},
         )
@@ -206,11 +208,11 @@ class _Writer:
         for position, field in enumerate(item.fields):
             self.at(field)
             comma = "," if position < len(item.fields) - 1 else ")"
-            self.emit(f"{csharp_type(field.type)} {identifier(field.name)}{comma}")
+            self.emit(f"{csharp_type(field.type)} {self.member_identifier(field.name)}{comma}")
         self.indent -= 1
         self.hidden()
         name = identifier(item.name)
-        names = [f"this.{identifier(field.name)}" for field in item.fields]
+        names = [f"this.{self.member_identifier(field.name)}" for field in item.fields]
         fields_text = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {STD}.to_str({f})' for field, f in zip(item.fields, names))
         self.emit("{")
         # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
@@ -229,7 +231,7 @@ class _Writer:
         self.emit("{")
         for member in item.members:
             self.at(member)
-            self.emit(f"    {identifier(member.name)},")
+            self.emit(f"    {self.member_identifier(member.name)},")
         self.hidden()
         self.emit("}")
 
@@ -372,16 +374,8 @@ class _Writer:
             return self.module_member(name)
         if name in standard_library.FUNCTIONS:
             return f"{STD}.{name}"
-        return identifier(name)
+        return identifier(name)  # a type, an enum, a .NET name
 
-    def callee(self, name: str) -> str:
-        """A name being called: a local first; a standard-library name is always the standard library's (KT008)."""
-        local = self.local(name)
-        if local is not None:
-            return local
-        if name in standard_library.FUNCTIONS:
-            return f"{STD}.{name}"
-        return self.lookup(name)
 
     # ---- expressions
 
@@ -422,10 +416,17 @@ class _Writer:
             return f"({params}) => {body}"
         raise AssertionError(f"no C# for {type(e).__name__}")
 
+    def member_identifier(self, name: str) -> str:
+        """A field or enum member: never its own type's name (C# forbids that), so never any type's name.
+
+        The second suffix ends in "__f", which no identifier() spelling does, so fields stay distinct."""
+        spelled = identifier(name)
+        return spelled + "__f" if spelled in self.symbols.types else spelled
+
     def member_name(self, name: str, called: bool = False) -> str:
         """A field or enum member the program declared is spelled as declared; a .NET member keeps its name."""
         if name in self.symbols.members and not called:
-            return identifier(name)
+            return self.member_identifier(name)
         return "@" + name if name in CSHARP_KEYWORDS else name
 
     def binary(self, e: n.Binary) -> str:
@@ -448,14 +449,18 @@ class _Writer:
         return isinstance(e, n.Member) and isinstance(e.target, n.Name) and e.target.name in self.symbols.enums
 
     def call(self, e: n.Call) -> str:
+        """A standard-library name called is always the standard library's, whatever a file or a scope declares
+        (KT008 keeps functions and types off those names; a local called `sum` is a value, never called)."""
         func = e.func
         if isinstance(func, n.Name):
-            if self.local(func.name) is None and func.name not in standard_library.FUNCTIONS:
+            if func.name in standard_library.FUNCTIONS:
+                return f"{STD}.{func.name}({self.args(e.args, typed=False)})"
+            if self.local(func.name) is None:
                 if func.name in self.symbols.functions:
                     return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
                 if func.name[:1].isupper():
                     return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
-            return f"{self.callee(func.name)}({self.args(e.args, typed=False)})"
+            return f"{self.lookup(func.name)}({self.args(e.args, typed=False)})"
         if isinstance(func, n.Member):
             return f"{self.expr(func.target)}.{self.member_name(func.name, called=True)}({self.args(e.args, typed=False)})"
         return f"{self.expr(func)}({self.args(e.args, typed=False)})"

@@ -37,6 +37,8 @@ def identifier(name: str) -> str:
     """A name the program chose, spelled so it can never be a C# keyword or a name the generator uses."""
     if name in CSHARP_KEYWORDS:
         return "@" + name
+    if not name.strip("_"):
+        return "v" + name + ESCAPE_SUFFIX  # `_` alone would be C#'s discard
     if name in GENERATED_MEMBERS or is_generated_shape(name):
         return name + ESCAPE_SUFFIX
     return name

@@ -8,6 +8,7 @@ from importlib import resources
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, VisitError
+from lark.lexer import PatternStr
 from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
@@ -70,6 +71,21 @@ def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
             raise KiteSyntaxError(token.line, token.column + match.start(), f"unknown escape '\\{match.group(1)}' in a literal")
 
 
+@functools.cache
+def kite_keywords() -> frozenset[str]:
+    """The words of the grammar (fn, let, none, list, ...): the parser can read one where a name is declared."""
+    return frozenset(
+        t.pattern.value for t in lark_parser().terminals if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha()
+    )
+
+
+def _declared(token: Token) -> Token:
+    """A name being declared; a Kite keyword there would be read back as the keyword, never as the name."""
+    if token.value in kite_keywords():
+        raise KiteSyntaxError(token.line, token.column, f"'{token.value}' is a Kite keyword and cannot be a name")
+    return token
+
+
 class KiteTransformer(Transformer_NonRecursive):
     """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
 
@@ -100,7 +116,7 @@ class KiteTransformer(Transformer_NonRecursive):
         return n.Module(module_decl.line, module_decl.column, module_decl.value, tuple(items))
 
     def module_decl(self, children):
-        return children[0]
+        return _declared(children[0])
 
     def use_decl(self, children):
         path = children[0]
@@ -112,25 +128,31 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def const_decl(self, children):
         name, type_, value = children
+        _declared(name)
         return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [type_, value])
 
     def type_decl(self, children):
         name, *fields = children
+        _declared(name)
         return n.TypeDecl(name.line, name.column, name.value, tuple(fields))
 
     def field(self, children):
         name, type_ = children
+        _declared(name)
         return self._node(n.Field(name.line, name.column, name.value, type_), type_)
 
     def enum_decl(self, children):
         name, *members = children
+        _declared(name)
         return n.EnumDecl(name.line, name.column, name.value, tuple(members))
 
     def enum_member(self, children):
-        return n.EnumMember(children[0].line, children[0].column, children[0].value)
+        member = _declared(children[0])
+        return n.EnumMember(member.line, member.column, member.value)
 
     def fn_decl(self, children):
         keyword, name, params, returns, body = children
+        _declared(name)
         return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), [*(params or ()), returns, *body])
 
     def params(self, children):
@@ -138,6 +160,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def param(self, children):
         name, type_ = children
+        _declared(name)
         return self._nested(n.Param(name.line, name.column, name.value, type_), [type_])
 
     def test_decl(self, children):
@@ -152,6 +175,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def let_stmt(self, children):
         mut, name, type_, value = children
+        _declared(name)
         return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [type_, value])
 
     def assign_stmt(self, children):
@@ -199,6 +223,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def for_stmt(self, children):
         keyword, name, iterable, body = children
+        _declared(name)
         return self._nested(n.For(keyword.line, keyword.column, name.value, name.column, iterable, body), [iterable, *body])
 
     # ---- expressions
