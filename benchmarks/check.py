@@ -77,7 +77,8 @@ def cold_check_seconds(path: Path) -> float:
 
 
 def main() -> None:
-    from kite.pipeline import Checker, Unit
+    from kite.pipeline import Unit
+    from kite.session import Session
     from kite.source import decode
 
     with tempfile.TemporaryDirectory() as folder:
@@ -86,7 +87,7 @@ def main() -> None:
         lines = PROGRAM.count("\n")
         cold = statistics.median(cold_check_seconds(path) for _ in range(3))
 
-        checker = Checker()
+        checker = Session()
         unit = Unit(decode(str(path), path.read_bytes()))
         analysis = checker.analyze(unit)
         assert analysis.result.diagnostics == (), analysis.result.diagnostics

@@ -1,4 +1,6 @@
-"""`kite`: click commands only. Exit codes: 0 fine, 1 the code failed, 2 unusable input or toolchain."""
+"""`kite`: arguments, then the session, then an emitter, then the exit code; nothing else.
+
+Exit codes: 0 fine, 1 the code failed, 2 unusable input or toolchain, 3 a bug in kite."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import sys
 import click
 
 from kite import __version__
-from kite.cli import reports
 from kite import diagnostics as diag
-from kite.errors import ToolchainError, UnusableInput
+from kite.cli import emitters
+from kite.display import visible
+from kite.errors import NoTests, ToolchainError, UnusableInput
+from kite.session import internal_errors
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -63,43 +67,66 @@ def print_version(ctx, _param, value):
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
               help="Show the versions of kite, Python, .NET, Roslyn and the analyzers, and exit.")
-def main():
+@click.option("--debug", is_flag=True, help="Print the traceback of an internal error (JSON output always carries it).")
+def main(debug):
     """Kite: check, test and build Kite programs through four layers (Kite, C# compiler, .NET analyzers, tests)."""
+
+
+def format_option(command: str):
+    return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
+                        help="text: for people. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
+                             "junit: JUnit XML. github: GitHub Actions annotations.")
+
+
+def graded(session, sources, action) -> list:
+    """Every unit through `action`, with progress on a terminal; a unit's problem is printed as its one line."""
+    reports = []
+    for number, source in enumerate(sources, start=1):
+        if len(sources) > 1 and sys.stderr.isatty():
+            click.echo(f"[{number}/{len(sources)}] {visible(source.program)}", err=True)
+        report = session.grade(source, action)
+        if report.problem is not None:
+            label = "error" if report.problem.kind == "unusable" else "internal error"
+            click.echo(f"kite: {label}: {visible(report.problem.message)}", err=True)
+            if report.problem.traceback and click.get_current_context().find_root().params.get("debug"):
+                click.echo(report.problem.traceback, err=True)
+        reports.append(report)
+    return reports
+
+
+def echo_nonempty(text: str) -> None:
+    if text:
+        click.echo(text)
+
+
+def exit_code(reports, failed) -> int:
+    """The worst that happened: a bug in kite (3), unusable input (2), code that failed (1), or fine (0)."""
+    if any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)):
+        return EXIT_INTERNAL
+    if any(report.problem for report in reports):
+        return EXIT_UNUSABLE
+    return EXIT_FAILED if any(failed(report) for report in reports if report.problem is None and not report.skipped) else 0
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--layer", type=click.Choice(["kite", "all"]), default="all", show_default=True,
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
-              help="text: one line per diagnostic and a summary. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0 for code scanning.")
+@format_option("check")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @guarded
 def check(paths, layer, output_format, strict):
-    """Check Kite files or folders (*.kite, recursively). Exit 0 if no errors, 1 if any, 2 for unusable input."""
-    from kite.pipeline import Checker, collect_units
+    """Check Kite files or folders (*.kite, recursively).
 
-    units = collect_units(list(paths))
-    checker = Checker(layer)
-    found: list[diag.Diagnostic] = []
-    layers_run: set[str] = set()
-    skipped: set[str] = set()
-    for number, unit in enumerate(units, start=1):
-        if len(units) > 1 and output_format == "text" and sys.stderr.isatty():
-            click.echo(f"[{number}/{len(units)}] {unit.program.path}", err=True)
-        result = checker.check(unit)
-        found.extend(result.diagnostics)
-        layers_run.update(result.layers_run)
-        skipped.update(f"{unit.program.path}: {reason}" for reason in result.skipped)
-    verdict = diag.verdict(found)
-    if output_format == "json":
-        click.echo(reports.check_json(found, layers_run, skipped))
-    elif output_format == "sarif":
-        click.echo(reports.check_sarif(found))
-    else:
-        click.echo(reports.check_text(found))
-    failed = verdict is diag.Verdict.FAILED or (strict and verdict is not diag.Verdict.CLEAN)
-    sys.exit(EXIT_FAILED if failed else 0)
+    Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
+    from kite.pipeline import find_units
+    from kite.session import Session, UnitReport
+
+    with Session() as session:
+        reports = graded(session, find_units(list(paths)), lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+    echo_nonempty(emitters.emitter(output_format).check(reports))
+    unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
+    sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
 
 @main.command()
@@ -111,51 +138,68 @@ def build(program, output):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
     from pathlib import Path
 
-    from kite.pipeline import Checker, Unit, build as build_program
-    from kite.source import read
+    from kite.pipeline import UnitSource
+    from kite.session import Session, UnitReport
 
-    built = build_program(Checker(), Unit(read(program)), Path(output))
-    click.echo(reports.check_text(list(built.result.diagnostics)))
-    if built.assembly is None:
-        sys.exit(EXIT_FAILED)
-    click.echo(f"built {built.assembly}")
+    def build_unit(unit):
+        built = session.build(unit, Path(output))
+        return UnitReport(unit.program.path, check=built.result, built=built.assembly)
 
+    with Session() as session:
+        reports = graded(session, [UnitSource(program)], build_unit)
+    [report] = reports
+    if report.check is not None:
+        click.echo(emitters.emitter("text").check(reports))
+    if report.built is not None:
+        click.echo(f"built {visible(str(report.built))}")
+    sys.exit(exit_code(reports, lambda report: report.built is None))
 
 
 @main.command(name="test")
-@click.argument("program", type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(),
-              help="A test file or a folder of them (same module); repeatable. NAME.test.kite beside PROGRAM always joins.")
+              help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
+                   "given, only these tests decide; the program's own tests are run and reported apart.")
 @click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
-              help="text: a line per test and 'N passed, M failed'. json: for scripts. junit: JUnit XML for CI systems.")
+@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="Seconds all of an answer's tests may run together.")
+@click.option("--no-sandbox", is_flag=True,
+              help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
+@format_option("test")
 @guarded
-def test_command(program, test_paths, timeout, output_format):
-    """Compile PROGRAM with its tests through the static layers, then run every test out of process under a time limit.
+def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format):
+    """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
+    fresh sandboxed process.
 
-    Exit 0 when the program compiles and every test passes, 1 otherwise, 2 for unusable input."""
-    from kite.pipeline import Unit, collect_files, collect_units
-    from kite.source import read
-    from kite.testing.runner import TestSession
+    Exit 0 when every program compiles and every deciding test passes, 1 otherwise, 2 for unusable input or when
+    bubblewrap is missing (unless --no-sandbox), 3 for a bug in kite."""
+    import dataclasses
+
+    from kite.pipeline import find_units, kite_files
+    from kite.session import Session, UnitReport
     from kite.testing.worker import Limits
 
-    [unit] = collect_units([program])
-    extra = [read(str(path)) for path in collect_files(test_paths)]
-    known = {source.path for source in unit.sources}
-    unit = Unit(unit.program, unit.tests + tuple(source for source in extra if source.path not in known))
-    with TestSession(limits=Limits(timeout_seconds=timeout)) as session:
-        report = session.run(unit)
-    if output_format == "json":
-        click.echo(reports.tests_json([report]))
-    elif output_format == "junit":
-        click.echo(reports.tests_junit([report]))
-    else:
-        if not report.compiled:
-            click.echo(reports.check_text(list(report.check.diagnostics)))
-        for outcome in report.outcomes:
-            click.echo(reports.describe_outcome(outcome, report.timeout_seconds))
-        click.echo(f"{report.passed} passed, {report.failed} failed")
-    sys.exit(0 if report.passes else EXIT_FAILED)
+    sources = find_units(list(paths))
+    hidden = [str(path) for path in kite_files(test_paths)]
+    if hidden:
+        if len(sources) != 1:
+            raise UnusableInput(f"--tests goes with one program, and {len(sources)} were given")
+        sources = [dataclasses.replace(sources[0], tests=tuple(dict.fromkeys([*sources[0].tests, *hidden])))]
+
+    def test_unit(unit):
+        try:
+            tests = session.test(unit, set(hidden) if hidden else None)
+        except NoTests:
+            if not source_of[unit.program.path].found_in_folder:
+                raise
+            return UnitReport(unit.program.path, skipped="no tests")  # a folder may hold programs without tests
+        return UnitReport(unit.program.path, check=tests.check, tests=tests)
+
+    source_of = {source.program: source for source in sources}
+    with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), sandboxed=not no_sandbox) as session:
+        reports = graded(session, sources, test_unit)
+    echo_nonempty(emitters.emitter(output_format).test(reports))
+    sys.exit(exit_code(reports, lambda report: not report.tests.passes))
 
 
 if __name__ == "__main__":

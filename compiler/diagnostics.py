@@ -5,6 +5,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from kite.display import visible
+
+
+INTERNAL_ERROR_ID = "KT900"  # a bug in kite (C# reported on generated code), never in the program
+
 
 class Severity(str, enum.Enum):
     ERROR = "error"
@@ -30,7 +35,8 @@ class Diagnostic:
     layer: Layer
 
     def render(self) -> str:
-        return f"{self.file}({self.line}): {self.severity.value} {self.id}: {self.message}"
+        # A message can quote the program (a test's description): it must not be able to start a line of its own.
+        return f"{visible(self.file)}({self.line}): {self.severity.value} {self.id}: {visible(self.message)}"
 
     def to_json(self) -> dict:
         return {

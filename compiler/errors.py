@@ -7,3 +7,7 @@ class UnusableInput(Exception):
 
 class ToolchainError(Exception):
     """The toolchain itself cannot run: no dotnet, a failed restore, a missing runtime."""
+
+
+class NoTests(UnusableInput):
+    """`kite test` on a program with no tests to run."""

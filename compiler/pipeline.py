@@ -1,15 +1,16 @@
-"""check / build / test as stages over plain data, for the CLI and for batch grading alike."""
+"""The stages of a check as functions over plain data: finding units, Kite's layer, C# generation, merging layers.
+
+kite.session runs them; nothing here holds state."""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
 from kite.analyze import analyze
-from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
+from kite.codegen.csharp import UnitSymbols, csharp_path, generate
 from kite.rules import ALL_RULES, kt000_syntax
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
@@ -17,7 +18,6 @@ from kite.errors import UnusableInput
 from kite.source import SourceFile, read
 from kite.syntax.frontend import SyntaxResult, read_syntax
 
-LAYERS = ("kite", "all")
 TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
 CASCADES_FROM_LEAKS = frozenset({"KT000", "KT002"})
@@ -46,7 +46,19 @@ class CheckResult:
         return diag.verdict(self.diagnostics)
 
 
-def collect_files(paths) -> list[Path]:
+@dataclass(frozen=True)
+class UnitSource:
+    """Where a unit's files are, before anything is read: reading is each unit's own business in a batch."""
+
+    program: str
+    tests: tuple[str, ...] = ()
+    found_in_folder: bool = False  # named through a folder, not by the user
+
+    def read(self) -> Unit:
+        return Unit(read(self.program), tuple(read(test) for test in self.tests))
+
+
+def kite_files(paths) -> list[Path]:
     """Files as named, and folders as the *.kite files below them (sorted)."""
     files: list[Path] = []
     for raw in paths:
@@ -61,21 +73,23 @@ def collect_files(paths) -> list[Path]:
     return files
 
 
-def collect_units(paths: list[str]) -> list[Unit]:
-    """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together."""
-    files = collect_files(paths)
+def find_units(paths: list[str]) -> list[UnitSource]:
+    """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together. Nothing is read."""
+    named = {str(Path(raw)) for raw in paths if not Path(raw).is_dir()}
+    files = kite_files(paths)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
     tests = [p for p in files if p.name.endswith(TEST_SUFFIX)]
     units = []
     for program in dict.fromkeys(programs):
         companion = program.with_name(program.name.removesuffix(".kite") + TEST_SUFFIX)
-        own_tests = [companion] if companion.exists() else []
-        units.append(Unit(read(str(program)), tuple(read(str(t)) for t in own_tests)))
-    claimed = {unit_test.path for unit in units for unit_test in unit.tests}
-    for test in tests:
+        own_tests = (str(companion),) if companion.exists() else ()
+        units.append(UnitSource(str(program), own_tests, str(program) not in named))
+    claimed = {test for unit in units for test in unit.tests}
+    for test in dict.fromkeys(tests):
         if str(test) not in claimed:
             program = test.with_name(test.name.removesuffix(TEST_SUFFIX) + ".kite")
-            units.append(Unit(read(str(program)), (read(str(test)),)) if program.exists() else Unit(read(str(test))))
+            unit = UnitSource(str(program), (str(test),)) if program.exists() else UnitSource(str(test))
+            units.append(dataclasses.replace(unit, found_in_folder=str(test) not in named))
     return units
 
 
@@ -125,6 +139,21 @@ def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = Fals
     return Generated(sources, modules[0].name)
 
 
+def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:
+    """Kite's layer over every file; the modules, if the C# layer can run on them."""
+    found: list[Diagnostic] = []
+    syntax: dict[str, SyntaxResult] = {}
+    for source in unit.sources:
+        result, diagnostics = kite_layer(source)
+        syntax[source.path] = result
+        found.extend(diagnostics)
+    modules = [syntax[source.path].module for source in unit.sources]
+    for source, module, message in module_mismatches(unit, modules):
+        found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
+    complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
+    return found, syntax, (modules if complete else None)
+
+
 def module_mismatches(unit: Unit, modules: list[Module | None]):
     """Test files that declare another module than the program they are meant to test."""
     program = modules[0]
@@ -147,106 +176,7 @@ class Compiled:
     module_name: str | None
 
 
-class Checker:
-    """One per process: the expensive parts (Roslyn, the stdlib) are built on first use and reused."""
-
-    def __init__(self, layer: str = "all"):
-        if layer not in LAYERS:
-            raise ValueError(f"unknown layer {layer!r}")
-        self.layer = layer
-
-    @functools.cached_property
-    def roslyn(self):
-        from kite.dotnet.roslyn import RoslynService
-
-        return RoslynService()
-
-    @functools.cached_property
-    def stdlib(self):
-        from kite.dotnet.stdlib import compile_stdlib
-
-        return compile_stdlib(self.roslyn)
-
-    def front_end(self, unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:
-        """Kite's layer over every file; the modules, if the C# layer can run on them."""
-        found: list[Diagnostic] = []
-        syntax: dict[str, SyntaxResult] = {}
-        for source in unit.sources:
-            result, diagnostics = kite_layer(source)
-            syntax[source.path] = result
-            found.extend(diagnostics)
-        modules = [syntax[source.path].module for source in unit.sources]
-        for source, module, message in module_mismatches(unit, modules):
-            found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
-        complete = all(result.complete for result in syntax.values()) and not any(d.id == "KT000" for d in found)
-        return found, syntax, (modules if complete else None)
-
-    def check(self, unit: Unit) -> CheckResult:
-        return self.analyze(unit).result
-
-    def analyze(self, unit: Unit) -> Analysis:
-        """The check, each file's module as parsed, and the C# the check compiled."""
-        found, syntax, modules = self.front_end(unit)
-        parsed = tuple(syntax[source.path].module for source in unit.sources)
-        if self.layer == "kite":
-            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
-        if modules is None:
-            skipped = ("compiler and analyzers did not run: the unit has syntax errors (KT000)",)
-            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
-        generated = generate_unit(unit, modules)
-        csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
-        # Back from the names #line markers can carry to the files' own names.
-        paths = {line_path(source.path): source.path for source in unit.sources}
-        csharp = [dataclasses.replace(d, file=paths.get(d.file, d.file) if d.file else unit.program.path) for d in csharp]
-        return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
-
-    def emit(self, unit: Unit, analysis: Analysis, *, entry_point: bool = False) -> Compiled:
-        """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
-        if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
-            return Compiled(analysis.result, None, None)
-        generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
-        emitted = self.roslyn.emit(generated.module_name, list(generated.sources), [self.stdlib.reference], executable=entry_point)
-        if emitted.image is None:
-            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *emitted.diagnostics])), analysis.result.layers_run)
-            return Compiled(failed, None, generated.module_name)
-        return Compiled(analysis.result, emitted.image, generated.module_name)
-
-
-@dataclass(frozen=True)
-class BuildResult:
-    result: CheckResult
-    assembly: Path | None  # written only when the program compiles
-
-
 def has_entry_point(module: Module) -> bool:
     from kite.syntax import nodes as n
 
     return any(isinstance(item, n.FnDecl) and item.name == "main" and not item.params for item in module.items)
-
-
-def build(checker: Checker, unit: Unit, out_dir: Path) -> BuildResult:
-    """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
-    import shutil
-    import tempfile
-
-    from kite.dotnet.runtime import write_runtime_config
-
-    analysis = checker.analyze(unit)
-    if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
-        raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
-    compiled = checker.emit(unit, analysis, entry_point=True)
-    if compiled.image is None:
-        return BuildResult(compiled.result, None)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
-    staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
-    try:
-        name = compiled.module_name
-        (staging / f"{name}.dll").write_bytes(compiled.image)
-        (staging / "KiteStd.dll").write_bytes(checker.stdlib.image)
-        write_runtime_config(staging / f"{name}.runtimeconfig.json")
-        for produced in staging.iterdir():
-            produced.replace(out_dir / produced.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return BuildResult(compiled.result, out_dir / f"{name}.dll")

@@ -1,104 +1,131 @@
-// The worker that runs a Kite program's tests, supervised by `kite test` (compiler/testing/worker.py).
-// One request per line on stdin (JSON); one result per line on the results channel, a file descriptor
-// the program under test cannot name, each line opened by a secret the program never sees.
+// The process that runs ONE answer's tests, supervised by `kite test` (compiler/testing/worker.py).
+// Started ahead of time and idle until the answer arrives on stdin, as lines: a fresh key (hex) for this process;
+// the output and message caps; the number of tests; each test's type and method; the answer's assembly (base64).
+// Results go out on stdout, one JSON line per event, each signed with HMAC-SHA256 under that key. The answer's own
+// output never reaches stdout (Console is redirected to a capped buffer per test); anything else that writes there
+// breaks a signature, and the supervisor then fails the answer. The key and the channel live in local variables
+// of Main only, so no field, static or reflection over this type leads to them.
 #nullable enable
 using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Reflection;
 using System.Runtime.Loader;
+using System.Security.Cryptography;
 using System.Text;
-using System.Text.Json;
-using Microsoft.Win32.SafeHandles;
 
 public static class KiteTestHost
 {
-    private const int OutputLimit = 64 * 1024;
-
     public static int Main(string[] args)
     {
-        var secret = Environment.GetEnvironmentVariable("KITE_HOST_SECRET") ?? "";
-        Environment.SetEnvironmentVariable("KITE_HOST_SECRET", null);
-        var channel = new StreamWriter(new FileStream(new SafeFileHandle((IntPtr)int.Parse(args[0]), true), FileAccess.Write), new UTF8Encoding(false)) { AutoFlush = true };
-        var requests = Console.In;
-        Console.SetIn(TextReader.Null);
+        LoadStdlib();
         System.Globalization.CultureInfo.DefaultThreadCurrentCulture = System.Globalization.CultureInfo.InvariantCulture;
         System.Globalization.CultureInfo.CurrentCulture = System.Globalization.CultureInfo.InvariantCulture;
-        AssemblyLoadContext? context = null;
-        string? loadedPath = null;
-        Assembly? program = null;
-        string? line;
-        while ((line = requests.ReadLine()) != null)
+
+        var channel = Console.OpenStandardOutput();
+        var requests = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false));
+        var key = Convert.FromHexString(requests.ReadLine() ?? "");
+        var limits = (requests.ReadLine() ?? "").Split(' ');
+        var outputLimit = int.Parse(limits[0]);
+        var messageLimit = int.Parse(limits[1]);
+        var tests = new List<string[]>();
+        for (var count = int.Parse(requests.ReadLine() ?? "0"); tests.Count < count;)
         {
-            var request = JsonDocument.Parse(line).RootElement;
-            var assemblyPath = request.GetProperty("assembly").GetString()!;
-            var stdlibPath = request.GetProperty("stdlib").GetString()!;
-            if (assemblyPath != loadedPath)
-            {
-                // A new answer: drop the previous one so a long-lived worker does not grow.
-                if (context is not null)
-                {
-                    context.Unload();
-                    context = null;
-                    program = null;
-                    GC.Collect();
-                    GC.WaitForPendingFinalizers();
-                    GC.Collect();
-                }
-                context = new AssemblyLoadContext("answer", isCollectible: true);
-                context.Resolving += (loader, name) => name.Name == "KiteStd" ? loader.LoadFromAssemblyPath(stdlibPath) : null;
-                program = context.LoadFromAssemblyPath(assemblyPath);
-                loadedPath = assemblyPath;
-            }
-            Directory.SetCurrentDirectory(request.GetProperty("workdir").GetString()!);
-            var result = Run(program!, request.GetProperty("type").GetString()!, request.GetProperty("method").GetString()!);
-            channel.WriteLine(secret + " " + JsonSerializer.Serialize(result));
+            tests.Add((requests.ReadLine() ?? "").Split(' '));
+        }
+        var image = Convert.FromBase64String(requests.ReadLine() ?? "");
+        requests.Dispose();
+        Console.SetIn(TextReader.Null);
+        var capture = new CappedWriter(outputLimit);
+        Console.SetOut(capture);
+        Console.SetError(capture);
+
+        var sequence = 0;
+        void Send(string fields)
+        {
+            var payload = "{\"sequence\":" + sequence++ + "," + fields + "}";
+            var signature = Convert.ToHexString(HMACSHA256.HashData(key, Encoding.UTF8.GetBytes(payload)));
+            var line = Encoding.UTF8.GetBytes(signature + " " + payload + "\n");
+            channel.Write(line, 0, line.Length);
+            channel.Flush();
+        }
+
+        Assembly program;
+        try
+        {
+            program = AssemblyLoadContext.Default.LoadFromStream(new MemoryStream(image));
+        }
+        catch (Exception error)
+        {
+            Send("\"event\":\"unloadable\",\"message\":" + Json(Cap(error.GetType().Name + ": " + error.Message, messageLimit)));
+            return 1;
+        }
+        Send("\"event\":\"loaded\"");
+        for (var index = 0; index < tests.Count; index++)
+        {
+            capture.Reset();
+            var (status, message) = Run(program, tests[index][0], tests[index][1]);
+            Send("\"event\":\"result\",\"index\":" + index + ",\"status\":\"" + status + "\",\"message\":" + Json(Cap(message, messageLimit))
+                + ",\"output\":" + Json(capture.ToString()) + ",\"truncated\":" + (capture.Truncated ? "true" : "false"));
         }
         return 0;
     }
 
-    private static Dictionary<string, object> Run(Assembly program, string typeName, string methodName)
+    // Its own method, so the lambda's closure cannot share a class (and so fields) with Main's key and channel.
+    private static void LoadStdlib()
     {
-        var output = new CappedWriter(OutputLimit);
-        var originalOut = Console.Out;
-        var originalError = Console.Error;
-        Console.SetOut(output);
-        Console.SetError(output);
-        string status;
-        string message = "";
+        var stdlibPath = Path.Combine(AppContext.BaseDirectory, "KiteStd.dll");
+        AssemblyLoadContext.Default.Resolving += (loader, name) => name.Name == "KiteStd" ? loader.LoadFromAssemblyPath(stdlibPath) : null;
+        AssemblyLoadContext.Default.LoadFromAssemblyPath(stdlibPath); // while idle, before the answer arrives
+    }
+
+    private static (string, string) Run(Assembly program, string typeName, string methodName)
+    {
         try
         {
             var method = program.GetType(typeName, throwOnError: true)!.GetMethod(methodName, BindingFlags.Public | BindingFlags.Static)
                 ?? throw new MissingMethodException(typeName, methodName);
             method.Invoke(null, null);
-            status = "pass";
+            return ("pass", "");
         }
         catch (TargetInvocationException invocation) when (invocation.InnerException is not null)
         {
-            (status, message) = Describe(invocation.InnerException);
+            var error = invocation.InnerException;
+            return error.GetType().FullName == "Kite.ExpectationFailed"
+                ? ("fail", error.Message)
+                : ("crash", error.GetType().Name + ": " + error.Message);
         }
         catch (Exception other)
         {
-            (status, message) = ("crash", other.GetType().Name + ": " + other.Message);
+            return ("crash", other.GetType().Name + ": " + other.Message);
         }
-        finally
-        {
-            Console.SetOut(originalOut);
-            Console.SetError(originalError);
-        }
-        return new Dictionary<string, object>
-        {
-            ["status"] = status,
-            ["message"] = message,
-            ["output"] = output.ToString(),
-            ["truncated"] = output.Truncated,
-        };
     }
 
-    private static (string, string) Describe(Exception error) =>
-        error.GetType().FullName == "Kite.ExpectationFailed"
-            ? ("fail", error.Message)
-            : ("crash", error.GetType().Name + ": " + error.Message);
+    // A JSON string in plain ASCII: every character past it, and every control, as \uXXXX (lone surrogates too).
+    private static string Json(string text)
+    {
+        var json = new StringBuilder(text.Length + 2).Append('"');
+        foreach (var character in text)
+        {
+            if (character == '"' || character == '\\')
+            {
+                json.Append('\\').Append(character);
+            }
+            else if (character < 0x20 || character >= 0x7f)
+            {
+                json.Append("\\u").Append(((int)character).ToString("x4", System.Globalization.CultureInfo.InvariantCulture));
+            }
+            else
+            {
+                json.Append(character);
+            }
+        }
+        return json.Append('"').ToString();
+    }
+
+    // A message is capped like output: an answer cannot make the report as large as it likes.
+    private static string Cap(string message, int limit) =>
+        message.Length <= limit ? message : message.Substring(0, limit) + " [message cut at " + limit + " characters]";
 
     private sealed class CappedWriter : StringWriter
     {
@@ -107,6 +134,12 @@ public static class KiteTestHost
         public CappedWriter(int limit) => this.limit = limit;
 
         public bool Truncated { get; private set; }
+
+        public void Reset()
+        {
+            GetStringBuilder().Clear();
+            Truncated = false;
+        }
 
         public override void Write(char value)
         {

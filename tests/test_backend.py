@@ -13,7 +13,8 @@ from conftest import ARTICLE, FIXTURES, REPO, assert_snapshot, run_kite
 from kite import standard_library
 from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 from kite.errors import ToolchainError
-from kite.pipeline import Checker, collect_units
+from kite.pipeline import find_units
+from kite.session import Session
 from kite.source import read
 
 GOLDEN = REPO / "tests" / "golden"
@@ -27,7 +28,8 @@ def comparable(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def checker():
-    return Checker()
+    with Session() as session:
+        yield session
 
 
 @pytest.mark.parametrize("name", ["mistakes", "leak", "ca"])
@@ -42,13 +44,13 @@ def every_program():
 
 
 def test_no_diagnostic_ever_lands_on_generated_scaffolding(checker):
-    units = collect_units([str(path) for path in every_program()])
+    units = [source.read() for source in find_units([str(path) for path in every_program()])]
     internal = [d.render() for unit in units for d in checker.check(unit).diagnostics if d.id == "KT900"]
     assert internal == []
 
 
 def test_every_sample_is_clean_through_all_three_layers(checker):
-    for unit in collect_units([str(REPO / "samples")]):
+    for unit in (source.read() for source in find_units([str(REPO / "samples")])):
         result = checker.check(unit)
         assert [d.render() for d in result.diagnostics] == [], unit.program.path
         assert result.layers_run == ("kite", "compiler", "analyzers")
@@ -56,7 +58,7 @@ def test_every_sample_is_clean_through_all_three_layers(checker):
 
 @pytest.mark.parametrize("program", sorted(GOLDEN.glob("*.kite")), ids=lambda p: p.stem)
 def test_generated_csharp_matches_its_golden_file(checker, program):
-    unit = collect_units([str(program.relative_to(REPO))])[0]
+    unit = find_units([str(program.relative_to(REPO))])[0].read()
     os.chdir(REPO)
     analysis = checker.analyze(unit)
     [(path, text)] = analysis.generated.sources

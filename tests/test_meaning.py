@@ -10,25 +10,25 @@ import pytest
 from conftest import REPO
 from kite.codegen.csharp import UnitSymbols, generate
 from kite.diagnostics import Severity
-from kite.pipeline import Unit, collect_units, generate_unit
+from kite.pipeline import Unit, find_units, generate_unit
 from kite.source import decode
 from kite.syntax.frontend import read_syntax
-from kite.testing.runner import TestSession
+from kite.session import Session
 
 MEANING = REPO / "tests" / "meaning"
 
 
 @pytest.fixture(scope="module")
 def session():
-    with TestSession() as shared:
+    with Session() as shared:
         yield shared
 
 
 def run_unit(session, tmp_path: Path, files: dict[str, str]):
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    [unit] = collect_units([str(tmp_path / next(iter(files)))])
-    return session.run(unit)
+    [unit] = [found.read() for found in find_units([str(tmp_path / next(iter(files)))])]
+    return session.test(unit)
 
 
 def outcome_lines(report) -> list[str]:
@@ -37,8 +37,8 @@ def outcome_lines(report) -> list[str]:
 
 @pytest.mark.parametrize("program", sorted(MEANING.glob("*.kite")), ids=lambda p: p.stem)
 def test_each_program_compiles_and_passes_its_tests(session, program):
-    [unit] = collect_units([str(program)])
-    report = session.run(unit)
+    [unit] = [found.read() for found in find_units([str(program)])]
+    report = session.test(unit)
     errors = [d.render() for d in report.check.diagnostics if d.severity is Severity.ERROR or d.id == "KT900"]
     assert errors == []
     assert [o.status for o in report.outcomes] == ["pass"] * len(report.outcomes), outcome_lines(report)

@@ -15,7 +15,7 @@ from kite.diagnostics import Severity
 from kite.pipeline import Unit
 from kite.source import SourceFile
 from kite.syntax.parser import lark_parser
-from kite.testing.runner import TestSession
+from kite.session import Session
 
 KITE_KEYWORDS = sorted(
     t.pattern.value for t in lark_parser().terminals if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha()
@@ -62,7 +62,7 @@ test "the names are the program's"
 
 @pytest.fixture(scope="module")
 def session():
-    with TestSession() as shared:
+    with Session() as shared:
         yield shared
 
 
@@ -91,7 +91,7 @@ def session_report(session, text: str):
     from kite.errors import UnusableInput
 
     try:
-        report = session.run(Unit(SourceFile("names.kite", text)))
+        report = session.test(Unit(SourceFile("names.kite", text)))
     except UnusableInput:
         return None  # no test blocks survived parsing: nothing to run
     return report.check, report.outcomes

@@ -7,10 +7,10 @@ import subprocess
 import pytest
 
 from conftest import REPO, run_kite
-from kite.pipeline import collect_units
-from kite.testing.runner import TestSession
+from kite.pipeline import find_units
+from kite.session import Session
 
-UNITS = collect_units([str(REPO / "samples")])
+UNITS = [source.read() for source in find_units([str(REPO / "samples")])]
 WITH_TESTS = [unit for unit in UNITS if any("\ntest " in source.text for source in unit.sources)]
 
 
@@ -21,13 +21,13 @@ def test_there_are_at_least_twenty_samples_and_most_carry_tests():
 
 @pytest.fixture(scope="module")
 def session():
-    with TestSession() as shared:
+    with Session() as shared:
         yield shared
 
 
 @pytest.mark.parametrize("unit", WITH_TESTS, ids=lambda unit: unit.program.name)
 def test_each_sample_passes_its_own_tests(session, unit):
-    report = session.run(unit)
+    report = session.test(unit)
     failures = [f"{o.case.name}: {o.status} {o.message}" for o in report.outcomes if o.status != "pass"]
     assert failures == [] and report.passes
 

@@ -11,13 +11,12 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 
-from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic, Layer, Severity
 from kite.dotnet.runtime import DotnetRuntime, boot
 from kite.errors import ToolchainError
 
 LANGUAGE_VERSION = "CSharp14"
 WARNING_LEVEL = 10  # the warning wave of .NET 10, as the SDK sets it for net10.0
-INTERNAL_ERROR_ID = "KT900"
 
 
 @dataclass(frozen=True)

@@ -1,208 +1,380 @@
-"""The test worker: a .NET process (stdlib/KiteTestHost.cs) supervised from here, treated as hostile.
+"""One answer, one process: the test host (stdlib/KiteTestHost.cs) supervised from here, treated as hostile.
 
-What is enforced, and how:
-- time: each test has a limit; past it the worker's whole process group is killed (SIGKILL) and replaced;
-- memory: the .NET GC heap is capped (DOTNET_GCHeapHardLimit), and a watchdog kills the worker past twice that in RSS;
-- processes: RLIMIT_NPROC, which binds when the worker runs as an unprivileged user (see `isolation()`);
-- output: 64 KiB per test is kept (the rest is cut, and the result says so); files: RLIMIT_FSIZE 16 MiB;
-- results: only on a private pipe, each line opened by a per-worker secret the program never sees,
-  so printing "PASS" or exiting early can never count as a pass;
-- network and user: where the machine allows it, the worker runs in its own network namespace
-  (`unshare -n`), and as `nobody` when kite runs as root.
-KT007 refuses processes, files, network, environment and exit at compile time, before any of this is needed.
+Each answer's tests run in a process of its own, started ahead of time (a pool keeps one idle) and killed when the
+answer is done, so no culture, static, timer, thread or child process of one answer can touch the next. What is
+enforced, and how (docs/cli.md has the threat model):
+- time: each test has a limit and each answer a budget; past either, the process is killed, and the answer's
+  remaining tests go to a fresh process;
+- memory: the .NET GC heap is capped (DOTNET_GCHeapHardLimit), and a watchdog kills the process tree past twice that
+  in RSS; /tmp and the working folder are tmpfs of a fixed size;
+- processes and files: RLIMIT_NPROC and RLIMIT_FSIZE;
+- results: signed lines on the process's stdout, under a key sent on its stdin (never in its environment, command
+  line or a file); a line that does not verify fails the answer;
+- output and messages: capped in the host, and every read here is capped too;
+- the supervisor reads only pipes it created, never a path the answer could replace.
 """
 
 from __future__ import annotations
 
-import functools
+import base64
+import hashlib
+import hmac
 import json
 import os
 import resource
 import secrets
-import select
+import selectors
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from kite.dotnet.packages import dotnet_executable
+from kite.display import well_formed
+from kite.testing.sandbox import Sandbox
 
-NOBODY = 65534
 READ_CHUNK = 1 << 16
+STDERR_KEPT = 4096
+POLL_SECONDS = 0.05
+TAMPERED = "the results channel was written by something other than the test host"
 
 
 @dataclass(frozen=True)
 class Limits:
-    timeout_seconds: float = 5.0
+    timeout_seconds: float = 5.0  # each test
+    budget_seconds: float = 60.0  # each answer: all its tests, restarts included
     heap_mb: int = 512
     processes: int = 256  # threads count too on Linux; .NET itself runs a few dozen
-    file_mb: int = 16
+    file_mb: int = 16  # RLIMIT_FSIZE, and the size of each tmpfs
+    output_chars: int = 64 * 1024  # a test's captured output
+    message_chars: int = 4096  # a failure's message
+    load_seconds: float = 10.0  # from the answer's arrival to its assembly being loaded
 
     @property
     def rss_limit_bytes(self) -> int:
         return 2 * self.heap_mb * 1024 * 1024
+
+    @property
+    def line_limit_bytes(self) -> int:
+        """The longest honest result line: output and message, each character escaped as \\uXXXX in JSON."""
+        return 6 * (self.output_chars + self.message_chars) + 4096
+
+
+@dataclass(frozen=True)
+class TestRequest:
+    __test__ = False  # a Kite test's data, not a pytest class
+
+    type_name: str
+    method: str
 
 
 @dataclass(frozen=True)
 class RawResult:
     status: str  # pass, fail, crash, timeout
     message: str
+    seconds: float = 0.0
     output: str = ""
     truncated: bool = False
+    ended_process: bool = False  # the process died or was killed: later tests need a fresh one
+    tampered: bool = False  # the channel was forged: nothing after it is believed
 
 
-@dataclass(frozen=True)
-class Isolation:
-    prefix: tuple[str, ...]
-    runs_as_nobody: bool
-    no_network: bool
-
-    def describe(self) -> str:
-        network = "no network (own network namespace)" if self.no_network else "network NOT isolated (unshare unavailable)"
-        user = "as nobody" if self.runs_as_nobody else "as the current user"
-        return f"{network}, {user}"
-
-
-def _works(command: list[str]) -> bool:
-    try:
-        return subprocess.run([*command, "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+def host_environment(limits: Limits, home: str, temp: str) -> dict[str, str]:
+    """The test host's whole environment: nothing secret, nothing inherited."""
+    return {
+        "HOME": home,
+        "TMPDIR": temp,
+        "DOTNET_CLI_TELEMETRY_OPTOUT": "1",
+        "DOTNET_NOLOGO": "1",
+        "DOTNET_EnableDiagnostics": "0",  # no debugger or EventPipe socket
+        "DOTNET_gcServer": "0",
+        "DOTNET_GCHeapHardLimit": hex(limits.heap_mb * 1024 * 1024),
+    }
 
 
-@functools.cache
-def isolation() -> Isolation:
-    """The strongest isolation this machine allows, probed once per process."""
-    unshare = shutil.which("unshare")
-    setpriv = shutil.which("setpriv")
-    if os.geteuid() == 0 and unshare and setpriv:
-        drop = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-        if _works([unshare, "-n", *drop]):
-            return Isolation((unshare, "-n", *drop), True, True)
-        if _works(drop):
-            return Isolation(tuple(drop), True, False)
-    if unshare:
-        for flags in (["-n"], ["-n", "-r"]):
-            if _works([unshare, *flags]):
-                return Isolation((unshare, *flags), False, True)
-    return Isolation((), False, False)
+class TestProcess:
+    """A started test host waiting for its one answer; killed (with everything it started) when done."""
 
+    __test__ = False
 
-def prepare_folder(path: Path, writable: bool) -> Path:
-    """A folder the worker can read (and, for its working folder, write) when it runs as nobody."""
-    path.mkdir(parents=True, exist_ok=True)
-    path.chmod(0o755)
-    if writable and isolation().runs_as_nobody:
-        os.chown(path, NOBODY, NOBODY)
-    return path
-
-
-class Worker:
-    """One test host process, reused while healthy, killed with its process group and replaced otherwise."""
-
-    def __init__(self, host_dll: Path, home: Path, limits: Limits):
-        self.host_dll = host_dll
-        self.home = home
+    def __init__(self, sandbox: Sandbox, host_dir: Path, limits: Limits):
         self.limits = limits
-        self.process: subprocess.Popen | None = None
-        self.results_fd = -1
-        self.secret = ""
-        self.stderr_path = home / "worker.stderr"
-        self.started = 0  # how many processes this worker has been: a benchmark number
-
-    def _start(self) -> None:
-        read_fd, write_fd = os.pipe()
-        self.secret = secrets.token_hex(16)
-        limits = self.limits
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home),
-            "TMPDIR": str(self.home),
-            "DOTNET_CLI_TELEMETRY_OPTOUT": "1",
-            "DOTNET_NOLOGO": "1",
-            "DOTNET_gcServer": "0",
-            "DOTNET_GCHeapHardLimit": hex(limits.heap_mb * 1024 * 1024),
-            "KITE_HOST_SECRET": self.secret,
-        }
-        if "DOTNET_ROOT" in os.environ:
-            env["DOTNET_ROOT"] = os.environ["DOTNET_ROOT"]
+        self.scratch: Path | None = None
+        if sandbox.mode == "none":
+            self.scratch = Path(tempfile.mkdtemp(prefix="kite-answer-"))
+            env = {**host_environment(limits, str(self.scratch), str(self.scratch)), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            if "DOTNET_ROOT" in os.environ:
+                env["DOTNET_ROOT"] = os.environ["DOTNET_ROOT"]
+            cwd = str(self.scratch)
+        else:
+            env, cwd = {}, None  # bubblewrap clears the environment and sets the host's own
+        command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.file_mb << 20)
+        limit_processes = sandbox.as_nobody or os.geteuid() != 0  # root's own count would starve it
 
         def apply_limits():
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+            if limit_processes:
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb << 20, limits.file_mb << 20))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        with open(self.stderr_path, "wb") as stderr:
-            self.process = subprocess.Popen(
-                [*isolation().prefix, dotnet_executable(), str(self.host_dll), str(write_fd)],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_fd,),
-                cwd=self.home, env=env, start_new_session=True, preexec_fn=apply_limits,
-            )
-        os.close(write_fd)
-        self.results_fd = read_fd
-        self.started += 1
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=cwd, env=env, start_new_session=True, preexec_fn=apply_limits,
+        )
+        self.stderr_tail: deque[bytes] = deque()
+        self.stderr_kept = 0
 
-    def stop(self) -> None:
-        """Kill the worker and everything it started (its own process group)."""
-        if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.process.wait()
-            if self.process.stdin:
-                self.process.stdin.close()
-            os.close(self.results_fd)
-        self.process = None
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
-    def recycle_if_grown(self) -> None:
-        """Between answers: a worker past half its heap limit is replaced before it can fail someone's test."""
-        if self.process is not None and _rss_bytes(self.process.pid) > self.limits.heap_mb * 1024 * 1024 // 2:
-            self.stop()
-
-    def run(self, request: dict, timeout: float) -> RawResult:
-        if self.process is None:
-            self._start()
+    def kill(self) -> None:
+        """The whole process group; inside bubblewrap the pid namespace goes with it."""
         try:
-            self.process.stdin.write((json.dumps(request) + "\n").encode())
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            return self._died()
-        deadline = time.monotonic() + timeout
-        received = b""
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)  # rmtree never follows a planted link
+
+    def run(self, image: bytes, tests: list[TestRequest], budget_end: float) -> list[RawResult]:
+        """Results in test order, up to the first that ended the process (a crash, a timeout, a forged line)."""
+        key = secrets.token_bytes(32)
+        request = [key.hex(), f"{self.limits.output_chars} {self.limits.message_chars}", str(len(tests)),
+                   *(f"{t.type_name} {t.method}" for t in tests), base64.b64encode(image).decode()]
+        channel = _Channel(self, key)
+        started = time.monotonic()
+        if not self._send("".join(line + "\n" for line in request).encode(), started + self.limits.load_seconds):
+            return [self._ended("crash", f"the test host died before the answer arrived{self._stderr_reason()}", 0.0)]
+        event = channel.next(min(started + self.limits.load_seconds, budget_end))
+        if event is None or event.get("event") != "loaded":
+            if isinstance(event, dict) and event.get("event") == "unloadable":
+                message = well_formed(str(event.get("message", "")))[: self.limits.message_chars * 2]
+                return [RawResult("crash", f"the answer's assembly cannot be loaded: {message}", 0.0, ended_process=True)]
+            return [channel.abnormal(event, time.monotonic() - started, budget_end)]
+        results = []
+        for index, _ in enumerate(tests):
+            test_start = time.monotonic()
+            deadline = min(test_start + self.limits.timeout_seconds, budget_end)
+            event = channel.next(deadline)
+            seconds = time.monotonic() - test_start
+            if not isinstance(event, dict) or event.get("event") != "result" or event.get("index") != index:
+                results.append(channel.abnormal(event, seconds, budget_end))
+                break
+            results.append(RawResult(
+                event["status"] if event.get("status") in ("pass", "fail", "crash") else "crash",
+                well_formed(str(event.get("message", "")))[: self.limits.message_chars * 2],
+                seconds, well_formed(str(event.get("output", "")))[: self.limits.output_chars], event.get("truncated") is True,
+            ))
+        return results
+
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """Write the request without ever blocking past the deadline; False if the host is gone."""
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_WRITE)
+            while data:
+                if time.monotonic() >= deadline:
+                    return False
+                if selector.select(POLL_SECONDS):
+                    try:
+                        data = data[os.write(fd, data):]
+                    except BrokenPipeError:
+                        return False
+        self.process.stdin.close()  # the answer can read nothing more from stdin
+        return True
+
+    def _ended(self, status: str, message: str, seconds: float, tampered: bool = False) -> RawResult:
+        self.kill()
+        return RawResult(status, message, seconds, ended_process=True, tampered=tampered)
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self.stderr_tail.append(chunk)
+        self.stderr_kept += len(chunk)
+        while self.stderr_kept - len(self.stderr_tail[0]) >= STDERR_KEPT:
+            self.stderr_kept -= len(self.stderr_tail.popleft())
+
+    def _stderr_reason(self) -> str:
+        lines = b"".join(self.stderr_tail)[-STDERR_KEPT:].decode("utf-8", "replace").strip().splitlines()
+        reason = next((line for line in lines if "overflow" in line.lower()), lines[0] if lines else "")
+        return f": {reason.strip()}" if reason.strip() else ""
+
+    def _tree_rss(self) -> int:
+        return sum(_rss_bytes(pid) for pid in _process_tree(self.process.pid))
+
+
+class _Channel:
+    """The host's signed result lines, read with a deadline, a length cap and a memory watchdog."""
+
+    def __init__(self, process: TestProcess, key: bytes):
+        self.owner = process
+        self.key = key
+        self.sequence = 0
+        self.buffer = b""
+        self.forged = False
+        self.died = False
+        self.out_of_memory = False
+        self.next_memory_check = 0.0
+        self.selector = selectors.DefaultSelector()
+        for stream in (process.process.stdout, process.process.stderr):
+            os.set_blocking(stream.fileno(), False)
+            self.selector.register(stream.fileno(), selectors.EVENT_READ, stream)
+
+    def next(self, deadline: float) -> dict | None:
+        """The next verified event; None when the deadline passed, the host died or the line was forged."""
+        owner = self.owner
         while True:
+            if b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                return self._verified(line)
+            if len(self.buffer) > owner.limits.line_limit_bytes:
+                self.forged = True
+                return None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self.stop()
-                return RawResult("timeout", "")
-            ready, _, _ = select.select([self.results_fd], [], [], min(remaining, 0.05))
-            if not ready:
-                if _rss_bytes(self.process.pid) > self.limits.rss_limit_bytes:
-                    self.stop()
-                    return RawResult("crash", f"used more than {self.limits.rss_limit_bytes >> 20} MB of memory")
-                continue
-            chunk = os.read(self.results_fd, READ_CHUNK)
-            if not chunk:
-                return self._died()
-            received += chunk
-            if b"\n" in received:
-                line = received.split(b"\n", 1)[0].decode("utf-8", "replace")
-                secret, _, payload = line.partition(" ")
-                if secret != self.secret:
-                    self.stop()
-                    return RawResult("crash", "the results channel was written by something other than the test host")
-                result = json.loads(payload)
-                return RawResult(result["status"], result["message"], result["output"], result["truncated"])
+                return None
+            for selected, _ in self.selector.select(min(remaining, POLL_SECONDS)):
+                try:
+                    chunk = os.read(selected.fd, READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                if selected.data is owner.process.stderr:
+                    if chunk:
+                        owner._keep_stderr(chunk)
+                    else:
+                        self.selector.unregister(selected.fd)
+                elif chunk:
+                    self.buffer += chunk
+                else:
+                    self.died = True
+                    self._drain_stderr()
+                    return None
+            if time.monotonic() >= self.next_memory_check:
+                self.next_memory_check = time.monotonic() + POLL_SECONDS
+                if owner._tree_rss() > owner.limits.rss_limit_bytes:
+                    self.out_of_memory = True
+                    return None
 
-    def _died(self) -> RawResult:
-        code = self.process.wait() if self.process else None
-        self.stop()
-        tail = self.stderr_path.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
-        reason = next((line for line in tail if "overflow" in line.lower()), tail[0] if tail else "")
-        described = f"the test host died (exit code {code})"
-        return RawResult("crash", f"{described}: {reason}" if reason else described)
+    def _verified(self, line: bytes) -> dict | None:
+        signature, _, payload = line.partition(b" ")
+        expected = hmac.new(self.key, payload, hashlib.sha256).hexdigest().upper().encode()
+        try:
+            event = json.loads(payload) if hmac.compare_digest(signature, expected) else None
+        except ValueError:
+            event = None
+        if not isinstance(event, dict) or event.get("sequence") != self.sequence:
+            self.forged = True
+            return None
+        self.sequence += 1
+        return event
+
+    def _drain_stderr(self) -> None:
+        stream = self.owner.process.stderr
+        try:
+            for _ in range(STDERR_KEPT // READ_CHUNK + 4):  # bounded: a process may still be writing
+                chunk = os.read(stream.fileno(), READ_CHUNK)
+                if not chunk:
+                    break
+                self.owner._keep_stderr(chunk)
+        except OSError:
+            pass
+
+    def abnormal(self, event, seconds: float, budget_end: float) -> RawResult:
+        """Why no honest result came, and the process killed so the rest can go to a fresh one."""
+        owner = self.owner
+        if self.forged or event is not None:
+            return owner._ended("crash", TAMPERED, seconds, tampered=True)
+        if self.out_of_memory:
+            return owner._ended("crash", f"used more than {owner.limits.rss_limit_bytes >> 20} MB of memory", seconds)
+        if self.died:
+            try:
+                code = owner.process.wait(timeout=0.5)  # it closed its results; it may not have exited
+            except subprocess.TimeoutExpired:
+                code = "none: it closed its results and went on"
+            return owner._ended("crash", f"the test host died (exit code {code}){owner._stderr_reason()}", seconds)
+        if time.monotonic() >= budget_end:
+            return owner._ended("timeout", f"the answer's time budget of {owner.limits.budget_seconds:g} s ran out", seconds)
+        return owner._ended("timeout", "", seconds)
+
+
+class ProcessPool:
+    """Keeps test processes started ahead (one by default), so an answer never waits for .NET to boot."""
+
+    def __init__(self, sandbox: Sandbox, host_dir: Path, limits: Limits, ahead: int = 1):
+        self.sandbox = sandbox
+        self.host_dir = host_dir
+        self.limits = limits
+        self.ahead = ahead
+        self.idle: deque[TestProcess] = deque()
+        self.started = 0  # how many processes: a benchmark number
+
+    def _start(self) -> TestProcess:
+        self.started += 1
+        return TestProcess(self.sandbox, self.host_dir, self.limits)
+
+    def take(self) -> TestProcess:
+        process = None
+        while self.idle and process is None:
+            candidate = self.idle.popleft()
+            if candidate.alive:
+                process = candidate
+            else:
+                candidate.kill()
+        process = process or self._start()
+        while len(self.idle) < self.ahead:
+            self.idle.append(self._start())
+        return process
+
+    def close(self) -> None:
+        while self.idle:
+            self.idle.popleft().kill()
+
+
+def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> list[RawResult]:
+    """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process."""
+    limits = pool.limits
+    budget_end = time.monotonic() + limits.budget_seconds
+    results: list[RawResult] = []
+    while len(results) < len(tests):
+        left = len(tests) - len(results)
+        if results and results[-1].tampered:
+            return results + [RawResult("crash", f"not run: {TAMPERED}")] * left
+        if time.monotonic() >= budget_end:
+            return results + [RawResult("timeout", f"not run: the answer's time budget of {limits.budget_seconds:g} s ran out")] * left
+        process = pool.take()
+        try:
+            results += process.run(image, tests[len(results):], budget_end)
+        finally:
+            process.kill()
+    return results
+
+
+def _process_tree(root: int) -> list[int]:
+    found, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as children:
+                    pending.extend(int(child) for child in children.read().split())
+            except (OSError, ValueError):
+                pass
+    return found
 
 
 def _rss_bytes(pid: int) -> int:
@@ -211,6 +383,6 @@ def _rss_bytes(pid: int) -> int:
             for line in status:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     return 0

@@ -1,0 +1,56 @@
+"""SARIF 2.1.0 for code scanning; units that could not be checked are the run's tool notifications."""
+
+from __future__ import annotations
+
+import json
+
+from kite import __version__
+from kite import diagnostics as diag
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def check(reports) -> str:
+    """SARIF 2.1.0, as GitHub code scanning reads it: one run, one result per diagnostic."""
+    from kite.rules import ALL_RULES
+
+    found = [d for report in reports for d in report.diagnostics]
+    kite_rules = {rule.RULE.id: rule.RULE for rule in ALL_RULES}
+    rule_ids = sorted({d.id for d in found})
+    rules = []
+    for rule_id in rule_ids:
+        entry = {"id": rule_id}
+        if rule_id in kite_rules:
+            entry["shortDescription"] = {"text": kite_rules[rule_id].summary}
+            entry["fullDescription"] = {"text": kite_rules[rule_id].rationale}
+        rules.append(entry)
+    results = [
+        {
+            "ruleId": d.id,
+            "ruleIndex": rule_ids.index(d.id),
+            "level": "error" if d.severity is diag.Severity.ERROR else "warning",
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": d.file.replace("\\", "/")},
+                "region": {"startLine": max(d.line, 1), **({"startColumn": d.column} if d.column else {})},
+            }}],
+        }
+        for d in found
+    ]
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "kite", "version": __version__, "informationUri": "https://example.invalid/kite", "rules": rules}},
+            "invocations": [{
+                "executionSuccessful": not any(report.problem for report in reports),
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": report.problem.message},
+                     "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.program.replace("\\", "/")}}}]}
+                    for report in reports if report.problem is not None
+                ],
+            }],
+            "results": results,
+        }],
+    }
+    return json.dumps(document, indent=2)

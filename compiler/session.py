@@ -1,0 +1,243 @@
+"""One grading session per process: the expensive parts built once, and every front door a thin adapter over it.
+
+The session owns CoreCLR (through the Roslyn service), the compiled standard library and the compiled test host
+with its pool of sandboxed processes, each built on first use. It checks, tests and builds units with the layers
+chosen per call, and `grade` turns whatever goes wrong with one unit (unusable input, a crash inside a layer) into
+that unit's report, so a batch always goes on. Only a broken toolchain (no dotnet, no sandbox) stops a batch: no
+unit could get further.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import tempfile
+import traceback
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kite import diagnostics as diag
+from kite.codegen.csharp import line_path, test_methods
+from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic
+from kite.errors import NoTests, ToolchainError, UnusableInput
+from kite.pipeline import (
+    Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_unit, has_entry_point, merge, module_mismatches,
+)
+from kite.testing.outcomes import TestCase, TestOutcome, TestReport
+from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
+
+LAYERS = ("kite", "all")
+HOST_SOURCE = "KiteTestHost.cs"
+
+
+@dataclass(frozen=True)
+class UnitProblem:
+    """Why a unit has no result: unusable input (exit 2), or a bug in kite itself (exit 3, traceback kept)."""
+
+    kind: str  # "unusable" or "internal"
+    message: str
+    traceback: str = ""
+
+
+@dataclass(frozen=True)
+class UnitReport:
+    """Everything one unit came to: what the layers found, its tests, its build, or the problem that stopped it."""
+
+    program: str
+    check: CheckResult | None = None
+    tests: TestReport | None = None
+    built: Path | None = None
+    problem: UnitProblem | None = None
+    skipped: str = ""  # why a command passed over it (a folder's program without tests for `kite test`)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self.check.diagnostics if self.check is not None else ()
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    result: CheckResult
+    assembly: Path | None  # written only when the program compiles
+
+
+@dataclass
+class Session:
+    """Build one per process (or per batch) and close it; `with Session() as session:`."""
+
+    limits: Limits = field(default_factory=Limits)
+    sandboxed: bool = True
+    processes_ahead: int = 1
+
+    def __post_init__(self) -> None:
+        self._scratch: Path | None = None
+        self._pool: ProcessPool | None = None
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    # ---- the expensive parts, each built on first use
+
+    @functools.cached_property
+    def roslyn(self):
+        from kite.dotnet.roslyn import RoslynService
+
+        return RoslynService()
+
+    @functools.cached_property
+    def stdlib(self):
+        from kite.dotnet.stdlib import compile_stdlib
+
+        return compile_stdlib(self.roslyn)
+
+    @property
+    def sandbox(self):
+        from kite.testing.sandbox import NO_SANDBOX, bubblewrap
+
+        return bubblewrap() if self.sandboxed else NO_SANDBOX
+
+    @property
+    def pool(self) -> ProcessPool:
+        """The test host, compiled once; its folder is bound read-only into every sandbox."""
+        if self._pool is None:
+            from kite.dotnet.runtime import write_runtime_config
+            from kite.dotnet.stdlib import compile_own_source, stdlib_text_of
+
+            sandbox = self.sandbox  # refuses before any work when it cannot hold
+            self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
+            host_dir = readable_folder(self._scratch / "host")
+            image = compile_own_source(self.roslyn, "KiteTestHost", HOST_SOURCE, stdlib_text_of(HOST_SOURCE), executable=True)
+            (host_dir / "KiteTestHost.dll").write_bytes(image)
+            write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
+            (host_dir / "KiteStd.dll").write_bytes(self.stdlib.image)
+            for written in host_dir.iterdir():
+                written.chmod(0o644)
+            self._pool = ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
+        return self._pool
+
+    # ---- the stages
+
+    def analyze(self, unit: Unit, layers: str = "all") -> Analysis:
+        """The check (Kite's layer alone, or all three static layers), each file's module, and the C# compiled."""
+        if layers not in LAYERS:
+            raise ValueError(f"unknown layers {layers!r}")
+        found, syntax, modules = front_end(unit)
+        parsed = tuple(syntax[source.path].module for source in unit.sources)
+        if layers == "kite":
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
+        if modules is None:
+            skipped = ("compiler and analyzers did not run: the unit has syntax errors (KT000)",)
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
+        generated = generate_unit(unit, modules)
+        csharp = self.roslyn.check(list(generated.sources), [self.stdlib.reference])
+        # Back from the names #line markers can carry to the files' own names.
+        paths = {line_path(source.path): source.path for source in unit.sources}
+        csharp = [Diagnostic(paths.get(d.file, d.file) or unit.program.path, d.line, d.column, d.severity, d.id, d.message, d.layer) for d in csharp]
+        return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
+
+    def check(self, unit: Unit, layers: str = "all") -> CheckResult:
+        return self.analyze(unit, layers).result
+
+    def emit(self, unit: Unit, analysis: Analysis, *, entry_point: bool = False) -> Compiled:
+        """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
+        if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
+            return Compiled(analysis.result, None, None)
+        generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
+        emitted = self.roslyn.emit(generated.module_name, list(generated.sources), [self.stdlib.reference], executable=entry_point)
+        if emitted.image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *emitted.diagnostics])), analysis.result.layers_run)
+            return Compiled(failed, None, generated.module_name)
+        return Compiled(analysis.result, emitted.image, generated.module_name)
+
+    def test(self, unit: Unit, hidden: Collection[str] | None = None) -> TestReport:
+        """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
+        their tests decide and the rest are reported apart."""
+        analysis = self.analyze(unit)
+        for _, _, message in module_mismatches(unit, list(analysis.modules)):
+            raise UnusableInput(message)
+        cases = [
+            TestCase(test.description, source.path, test.line, module.name, method)
+            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
+            for test, method in test_methods(module, index)
+        ]
+        deciding = [case for case in cases if hidden is None or case.file in hidden]
+        own = [case for case in cases if case not in deciding]
+        if not deciding:
+            where = "the hidden test files" if hidden is not None else "the program or its test files"
+            raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
+        compiled = self.emit(unit, analysis)
+        if compiled.image is None:
+            outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
+        else:
+            outcomes = self.run_image(compiled.image, deciding + own)
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits,
+                          self.sandbox.mode, tuple(outcomes[len(deciding):]))
+
+    def run_image(self, image: bytes, cases: list[TestCase]) -> list[TestOutcome]:
+        """Run compiled tests (a Kite answer's, or a raw assembly's) in one fresh process."""
+        results = run_answer(self.pool, image, [TestRequest(case.type_name, case.method) for case in cases])
+        return [
+            TestOutcome(case, raw.status, raw.message, raw.seconds, raw.output, raw.truncated, raw.tampered)
+            for case, raw in zip(cases, results)
+        ]
+
+    def build(self, unit: Unit, out_dir: Path) -> BuildResult:
+        """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
+        from kite.dotnet.runtime import write_runtime_config
+
+        analysis = self.analyze(unit)
+        if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
+            raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
+        compiled = self.emit(unit, analysis, entry_point=True)
+        if compiled.image is None:
+            return BuildResult(compiled.result, None)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
+        staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
+        try:
+            name = compiled.module_name
+            (staging / f"{name}.dll").write_bytes(compiled.image)
+            (staging / "KiteStd.dll").write_bytes(self.stdlib.image)
+            write_runtime_config(staging / f"{name}.runtimeconfig.json")
+            for produced in staging.iterdir():
+                produced.replace(out_dir / produced.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return BuildResult(compiled.result, out_dir / f"{name}.dll")
+
+    # ---- batches
+
+    def grade(self, source: UnitSource, action: Callable[[Unit], UnitReport]) -> UnitReport:
+        """One unit through `action`; what goes wrong with it becomes its report, never the batch's end."""
+        try:
+            return action(source.read())
+        except UnusableInput as error:
+            return UnitReport(source.program, problem=UnitProblem("unusable", str(error)))
+        except (ToolchainError, KeyboardInterrupt):
+            raise
+        except Exception as error:  # a bug in kite: this unit's internal error, with its traceback kept
+            return UnitReport(source.program, problem=UnitProblem("internal", f"{type(error).__name__}: {error}", traceback.format_exc()))
+
+
+def readable_folder(path: Path) -> Path:
+    """A folder kite writes and the sandbox (maybe running as nobody) may only read."""
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o755)
+    return path
+
+
+def internal_errors(report: UnitReport) -> list[Diagnostic]:
+    """KT900 diagnostics: a code-generator bug that reached a unit's output."""
+    return [d for d in report.diagnostics if d.id == INTERNAL_ERROR_ID]

@@ -1,0 +1,116 @@
+"""Where an answer's test process runs: inside bubblewrap, or (only when asked for) with no sandbox at all.
+
+bubblewrap gives the process new user, pid, network, ipc, uts and mount namespaces. Its file system is a fresh
+tmpfs root with only the .NET runtime, the shared libraries and the test host bound read-only, a private tmpfs for
+`/tmp` and for the working folder, and an empty environment. When the process ends, its pid namespace ends with it:
+nothing the answer started survives. Where the machine allows it, bubblewrap itself runs as `nobody`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kite.dotnet.packages import dotnet_executable
+from kite.errors import ToolchainError
+
+NOBODY = 65534
+HOST_DIR = "/kite"  # where the test host and the stdlib appear inside the sandbox
+WORK_DIR = "/work"  # the answer's working folder inside the sandbox (a private tmpfs)
+NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+LIBRARY_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How a test process is started: the words before `dotnet HOST.dll`, and what they give."""
+
+    mode: str  # "bubblewrap" or "none"
+    launcher: tuple[str, ...]  # bwrap, or setpriv ... bwrap when it can run as nobody; empty without a sandbox
+    as_nobody: bool
+    no_nested_namespaces: bool = False  # --disable-userns: the answer cannot make a user namespace of its own
+
+    def describe(self) -> str:
+        if self.mode == "none":
+            return "no sandbox (--no-sandbox): the test process runs as the current user, with the network"
+        user = "as nobody" if self.as_nobody else "as the current user outside its user namespace"
+        nested = ", no nested user namespaces" if self.no_nested_namespaces else ""
+        return f"bubblewrap: own user, pid, network, ipc, uts and mount namespaces{nested}, read-only runtime, tmpfs /tmp and {WORK_DIR}, {user}"
+
+    def command(self, host_dir: Path, environment: dict[str, str], tmpfs_bytes: int) -> list[str]:
+        """The full argv that starts the test host in this sandbox."""
+        dotnet = str(Path(dotnet_executable()).resolve())
+        host = [dotnet, f"{HOST_DIR}/KiteTestHost.dll"]
+        if self.mode == "none":
+            return [dotnet, str(host_dir / "KiteTestHost.dll")]
+        words = [*self.launcher, *_isolation(self.no_nested_namespaces)]
+        for name, value in sorted(environment.items()):
+            words += ["--setenv", name, value]
+        words += _runtime_binds(dotnet)
+        words += ["--ro-bind", str(host_dir), HOST_DIR, "--proc", "/proc", "--dev", "/dev"]
+        for folder in ("/tmp", WORK_DIR):
+            words += ["--size", str(tmpfs_bytes), "--tmpfs", folder]
+        return [*words, "--chdir", WORK_DIR, "--", *host]
+
+
+NO_SANDBOX = Sandbox("none", (), False)
+
+
+def _runtime_binds(dotnet: str) -> list[str]:
+    """What the .NET runtime needs, read-only: its muxer, host and shared framework, the system's libraries."""
+    root = Path(dotnet).parent
+    words = []
+    for needed in (root / "dotnet", root / "host", root / "shared" / "Microsoft.NETCore.App"):
+        words += ["--ro-bind", str(needed), str(needed)]
+    for folder in LIBRARY_DIRS:
+        if os.path.islink(folder):
+            words += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            words += ["--ro-bind", folder, folder]
+    if os.path.exists("/etc/ld.so.cache"):
+        words += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    return words
+
+
+def _isolation(no_nested_namespaces: bool) -> list[str]:
+    return [*NAMESPACES, *(["--disable-userns"] if no_nested_namespaces else []), "--die-with-parent", "--new-session", "--clearenv"]
+
+
+def _launchers(bwrap: str) -> list[tuple[tuple[str, ...], bool]]:
+    """bwrap as nobody first (an unprivileged user namespace), then as the current user."""
+    found = []
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() == 0 and setpriv:
+        found.append(((setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", bwrap), True))
+    found.append(((bwrap,), False))
+    return found
+
+
+@functools.cache
+def bubblewrap() -> Sandbox:
+    """The sandbox this machine gives, probed once per process; ToolchainError says what is missing."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise ToolchainError(
+            "kite test runs every answer inside bubblewrap, and bwrap is not installed "
+            "(Debian/Ubuntu: apt-get install bubblewrap); --no-sandbox runs tests without it"
+        )
+    dotnet = str(Path(dotnet_executable()).resolve())
+    refusals = []
+    for (launcher, as_nobody), no_nested in itertools.product(_launchers(bwrap), (True, False)):
+        probe = [*launcher, *_isolation(no_nested), *_runtime_binds(dotnet), "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
+        try:
+            done = subprocess.run(probe, capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            refusals.append(str(error))
+            continue
+        if done.returncode == 0 and b"Microsoft.NETCore.App" in done.stdout:
+            return Sandbox("bubblewrap", launcher, as_nobody, no_nested)
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        refusals.append(said[-1] if said else f"exit code {done.returncode}")
+    raise ToolchainError(f"bubblewrap cannot start a sandbox on this machine ({refusals[-1]}); --no-sandbox runs tests without it")

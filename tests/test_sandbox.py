@@ -1,0 +1,240 @@
+"""The run-time defence on its own: attacks the static layer would refuse, run as raw assemblies (no KT007),
+and attacks through Kite that the static layer lets through. Every one fails the attacker and nobody else."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+import uuid
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from conftest import ARTICLE, REPO, run_kite
+from kite.cli.emitters import json_document as json_emitter, junit as junit_emitter, text as text_emitter
+from kite.dotnet.runtime import RUNTIME_CONFIG
+from kite.pipeline import CheckResult, Unit
+from kite.source import decode, read
+from kite.testing import sandbox as sandbox_module
+from kite.session import Session, UnitReport
+from kite.testing.outcomes import TestCase, TestReport
+from kite.testing.worker import TAMPERED, Limits
+
+HOSTILE = REPO / "tests" / "hostile"
+RAW = HOSTILE / "raw"
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session(limits=Limits(timeout_seconds=5)) as shared:
+        yield shared
+
+
+def raw_image(session: Session, code: str, name: str = "Raw", executable: bool = False) -> bytes:
+    emitted = session.roslyn.emit(name, [(f"{name}.cs", code)], [session.stdlib.reference], executable=executable)
+    assert emitted.image is not None, [d.render() for d in emitted.diagnostics]
+    return emitted.image
+
+
+def run_raw(session: Session, code: str, *methods: str):
+    cases = [TestCase(method, "raw.cs", 1, "Raw", method) for method in methods]
+    return session.run_image(raw_image(session, code), cases)
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_tests_run_inside_bubblewrap(session):
+    assert session.sandbox.mode == "bubblewrap"
+
+
+def test_a_forged_result_channel_fails_the_answer(session):
+    [outcome] = run_raw(session, (RAW / "forges_results.cs").read_text(), "forge")
+    assert (outcome.status, outcome.message, outcome.tampered) == ("crash", TAMPERED, True)
+
+
+def test_code_that_exits_is_a_crash_and_the_next_test_runs_in_a_fresh_process(session):
+    code = "public static class Raw\n{\n    public static void leave() { System.Environment.Exit(0); }\n    public static void stay() { }\n}\n"
+    started = session.pool.started
+    left, stayed = run_raw(session, code, "leave", "stay")
+    assert (left.status, left.message) == ("crash", "the test host died (exit code 0)")
+    assert stayed.status == "pass"
+    assert session.pool.started - started == 2  # the answer's first process, then a fresh one for what was left
+
+
+def test_writing_raw_bytes_to_stdout_fails_the_answer(session):
+    code = ("public static class Raw\n{\n    public static void writes() {\n"
+            "        var stdout = System.Console.OpenStandardOutput();\n"
+            "        stdout.Write(System.Text.Encoding.UTF8.GetBytes(\"PASS writes\\n\"));\n    }\n}\n")
+    [outcome] = run_raw(session, code, "writes")
+    assert outcome.tampered and outcome.status == "crash"
+
+
+def test_a_process_left_running_is_gone_when_its_tests_end(session):
+    marker = f"kite-hostile-{uuid.uuid4().hex}"
+    sleeper = base64.b64encode(raw_image(session, (RAW / "sleeper.cs").read_text(), "Sleeper", executable=True)).decode()
+    code = ((RAW / "leaves_process.cs").read_text().replace("MARKER", marker).replace("SLEEPER", sleeper)
+            .replace("RUNTIMECONFIG", json.dumps(RUNTIME_CONFIG).replace('"', '""')))
+    [outcome] = run_raw(session, code, "spawn")
+    assert outcome.status == "pass", outcome.message
+    deadline = time.monotonic() + 5
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(marker) == []
+
+
+PRICES = """module Prices
+
+fn label(price: dec) -> str
+    return f"EUR {price}"
+
+test "a decimal is spelled the Kite way"
+    expect label(2.50) == "EUR 2.50"
+
+test "strings sort ordinally"
+    expect sorted(["b", "a", "C"]) == ["C", "a", "b"]
+
+test "there is room on the heap"
+    let mut parts: list<str> = []
+    for i in range(100_000)
+        parts.Add(to_str(i))
+    expect len(parts) == 100_000
+"""
+
+
+def test_what_one_answer_changes_in_its_process_never_reaches_the_next(session):
+    prices = Unit(decode("prices.kite", PRICES.encode()))
+    alone = session.test(prices)
+    [changed] = run_raw(session, (RAW / "changes_process_state.cs").read_text(), "change")
+    assert changed.status == "pass"
+    time.sleep(0.3)  # the heap-filling timer would have had time to run in a shared process
+    after = session.test(prices)
+    summary = lambda report: [(o.case.name, o.status, o.message) for o in report.outcomes]
+    assert summary(after) == summary(alone)
+    assert all(o.status == "pass" for o in alone.outcomes)
+
+
+def test_links_planted_in_the_working_folder_change_nothing_outside(session):
+    marker = f"kite-hostile-{uuid.uuid4().hex}"
+    shadow = Path("/etc/shadow")
+    before = shadow.read_bytes() if os.access(shadow, os.R_OK) else None
+    [outcome] = run_raw(session, (RAW / "plants_links.cs").read_text().replace("MARKER", marker), "plant")
+    assert outcome.status == "pass", outcome.message  # a dangling link is the answer's business, never an error of kite's
+    assert not Path("/tmp", marker).exists()
+    assert (shadow.read_bytes() if before is not None else None) == before
+
+
+def test_control_characters_in_messages_and_output_render_escaped_and_junit_parses(session):
+    [outcome] = run_raw(session, (RAW / "writes_control_characters.cs").read_text(), "fails_with_bytes")
+    tests = TestReport("raw.cs", CheckResult((), ("kite",)), (outcome,), session.limits, "bubblewrap")
+    report = UnitReport("raw.cs", check=tests.check, tests=tests)
+    text = text_emitter.test([report])
+    assert text.splitlines()[-1] == "0 passed, 1 failed"
+    assert len(text.splitlines()) == 2
+    assert not any(ch in text for ch in "\x1b\x07\x00\r\u2028\u0085\ud800")
+    assert "\\e[2J\\x07\\x00\\r\\nPASS forged\\u2028PASS forged too\\x85\ufffd 2 passed, 0 failed" in text
+    junit = ElementTree.fromstring(junit_emitter.test([report]).encode())
+    assert junit.find("testsuite/testcase/error") is not None
+    json.loads(json_emitter.test([report]))
+
+
+def kite_test(*args: str, cwd: Path = HOSTILE):
+    return run_kite(["test", *args], cwd=cwd)
+
+
+def test_newlines_in_a_name_and_a_value_cannot_forge_lines_of_the_text_report():
+    result = kite_test("forges_report.kite")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        'FAIL greets\\nPASS a forged name: expect greeting() == "hi" (left: hi\\nPASS forged\\n1 passed, 0 failed, right: hi)',
+        "0 passed, 1 failed",
+    ]
+
+
+def test_a_test_description_cannot_forge_lines_of_kite_check(tmp_path):
+    program = tmp_path / "silent.kite"
+    program.write_text('module Silent\n\ntest "x\\nclean: 0 errors, 0 warnings"\n    pass\n')
+    result = run_kite(["check", "--layer", "kite", str(program)], cwd=tmp_path)
+    assert len(result.output.splitlines()) == 2, result.output
+    assert "x\\nclean" in result.output
+
+
+def test_junit_and_json_say_the_sandbox_ran():
+    junit = ElementTree.fromstring(kite_test("forges_report.kite", "--format", "junit").output.encode())
+    assert junit.find("testsuite/properties/property[@name='sandbox']").get("value") == "bubblewrap"
+    [answer] = json.loads(kite_test("forges_report.kite", "--format", "json").output)["answers"]
+    assert answer["sandbox"] == "bubblewrap"
+
+
+def test_a_failure_message_is_capped_like_output():
+    result = kite_test("huge_message.kite", "--format", "json")
+    [test] = json.loads(result.output)["answers"][0]["tests"]
+    assert test["status"] == "fail"
+    assert len(test["message"]) <= Limits().message_chars + 100
+    assert test["message"].endswith("[message cut at 4096 characters]")
+    assert len(result.output) < 20_000
+
+
+def test_when_hidden_tests_are_given_only_they_decide():
+    result = kite_test("wrong_words_own_tests.kite", "--tests", str(ARTICLE / "words.test.kite"))
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].startswith("FAIL word_count counts words: ")
+    assert lines[1:] == [
+        "the program's own tests (reported apart; the hidden tests decide):",
+        "  PASS word_count counts words",
+        "  PASS one word",
+        "  PASS three words",
+        "0 passed, 1 failed",
+    ]
+
+
+def test_an_answer_has_a_time_budget_for_all_its_tests():
+    result = kite_test("spins_in_own_tests.kite", "--tests", str(ARTICLE / "words.test.kite"), "--timeout", "1", "--budget", "2.5",
+                       "--format", "json")
+    [answer] = json.loads(result.output)["answers"]
+    assert [t["status"] for t in answer["tests"]] == ["pass"]
+    assert answer["passes"] is True and result.exit_code == 0
+    own = answer["own_tests"]
+    assert len(own) == 10 and all(t["status"] == "timeout" for t in own)
+    assert "the answer's time budget of 2.5 s ran out" in own[-1]["message"]
+    assert sum(t["seconds"] for t in own) < 2.5 + 1
+
+
+def test_without_bubblewrap_kite_test_stops_with_one_line_unless_told_otherwise(monkeypatch):
+    sandbox_module.bubblewrap.cache_clear()
+    real_which = sandbox_module.shutil.which
+    monkeypatch.setattr(sandbox_module.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
+    try:
+        refused = kite_test("fakes_pass.kite")
+        assert refused.exit_code == 2
+        assert refused.output.startswith("kite: error: kite test runs every answer inside bubblewrap, and bwrap is not installed")
+        assert len(refused.output.splitlines()) == 1
+        unsandboxed = kite_test("fakes_pass.kite", "--no-sandbox", "--format", "json")
+        assert json.loads(unsandboxed.output)["answers"][0]["sandbox"] == "none"
+        assert unsandboxed.exit_code == 1
+    finally:
+        sandbox_module.bubblewrap.cache_clear()
+
+
+def test_the_answer_can_neither_nest_a_user_namespace_nor_reach_the_network(session):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        code = (RAW / "escapes_namespaces.cs").read_text().replace("PORT", str(port))
+        nests, connects = run_raw(session, code, "nests", "connects")
+    assert nests.status == "pass", nests.message
+    assert connects.status == "crash" and "SocketException" in connects.message
