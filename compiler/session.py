@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
-from kite.codegen.csharp import line_path, test_methods
+from kite.codegen.csharp import line_path, module_class, test_methods
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
@@ -168,7 +168,7 @@ class Session:
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
-            TestCase(test.description, source.path, test.line, module.name, method)
+            TestCase(test.description, source.path, test.line, module_class(module, analysis.modules), method)
             for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
             for test, method in test_methods(module, index)
         ]

@@ -98,3 +98,14 @@ def test_generated_c_sharp_escapes_every_line_end_c_sharp_knows():
     csharp = generate(module, "e\u2028\".kite", UnitSymbols.of([module], ["e\u2028\".kite"]))
     assert not any(char in csharp for char in "\r\u0085\u2028\u2029")
     assert '#line 3 "e__.kite"' in csharp
+
+
+def test_a_type_may_have_its_module_s_name_and_a_field_its_type_s_name(session, tmp_path):
+    program = (
+        "module Stack\n\ntype Stack\n    Stack: list<int>\n\nenum Kind\n    Kind\n    Other\n\n"
+        "fn push(s: Stack, x: int) -> Stack\n    return Stack([x])\n"
+    )
+    tests = 'module Stack\n\ntest "a type named like its module"\n    expect push(Stack([]), 1) == Stack([1])\n    expect push(Stack([]), 2).Stack == [2]\n    expect Kind.Kind != Kind.Other\n'
+    report = run_unit(session, tmp_path, {"stack.kite": program, "stack.test.kite": tests})
+    assert [d.id for d in report.check.diagnostics if d.severity is Severity.ERROR] == []
+    assert outcome_lines(report) == ["pass a type named like its module"]

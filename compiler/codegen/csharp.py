@@ -37,6 +37,7 @@ class UnitSymbols:
     types: frozenset[str]  # records and enums, as C# spells them
     constants: tuple[tuple[str, n.Let], ...]  # (Kite path, constant) of every file, each after what it reads
     constant_types: dict  # name -> C# type
+    modules: tuple  # every module of the unit
 
     @classmethod
     def of(cls, modules, paths) -> "UnitSymbols":
@@ -55,6 +56,7 @@ class UnitSymbols:
             frozenset(identifier(item.name) for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl))),
             tuple((path_of[id(item)], item) for item in ordered),
             {name: spelled or "object" for name, spelled in constant_types(ordered).items()},
+            tuple(modules),
         )
 
 
@@ -124,9 +126,16 @@ def _statement_expressions(s):
     return [getattr(s, field) for field in ("value", "expr") if getattr(s, field, None) is not None]
 
 
-def module_class(module: n.Module) -> str:
-    """The static class of a module: its own name (the test host finds it by that name), `@` only for a keyword."""
-    return "@" + module.name if module.name in CSHARP_KEYWORDS else module.name
+def module_class(module: n.Module, unit_modules) -> str:
+    """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
+    the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
+    then gets a suffix no spelling of a program's name has."""
+    types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
+    return module.name + "__m" if module.name in types else module.name
+
+
+def _class_spelling(name: str) -> str:
+    return "@" + name if name in CSHARP_KEYWORDS else name
 
 
 class _Writer:
@@ -143,7 +152,7 @@ class _Writer:
         self.fresh_numbers = itertools.count(1)
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
-        self.class_name = module_class(module)
+        self.class_name = _class_spelling(module_class(module, symbols.modules))
 
     # ---- output
 
