@@ -80,7 +80,7 @@ def order_constants(constants, functions: dict[str, n.FnDecl]) -> ConstantOrder:
         by_name.setdefault(c.name, c)
     repeated = [c for c in constants if by_name[c.name] is not c]  # the compiler reports these where they stand
     reads = {name: free_names(c.value) for name, c in by_name.items()}
-    fn_reads = {name: free_names(f.body, frozenset(p.name for p in f.params)) for name, f in functions.items()}
+    fn_reads = _FunctionReads(functions)
     # What each constant needs evaluated first: constants it reads, directly or through functions it calls.
     needs = {name: _constants_reached(name, reads, fn_reads, by_name) for name in by_name}
     position = {name: index for index, name in enumerate(by_name)}
@@ -104,6 +104,25 @@ def order_constants(constants, functions: dict[str, n.FnDecl]) -> ConstantOrder:
     # Constants in or after a cycle keep their textual order: KT009 refuses the program anyway.
     ordered += [by_name[name] for name in stuck] + repeated
     return ConstantOrder(tuple(ordered), cycles)
+
+
+class _FunctionReads(dict):
+    """Function name -> the names its body reads, worked out for the functions a constant reaches, when reached."""
+
+    def __init__(self, functions: dict[str, n.FnDecl]):
+        super().__init__()
+        self.functions = functions
+
+    def __contains__(self, name) -> bool:
+        return name in self.functions
+
+    def __missing__(self, name: str) -> set[str]:
+        function = self.functions[name]
+        self[name] = free_names(function.body, frozenset(p.name for p in function.params))
+        return self[name]
+
+    def get(self, name, default=None):
+        return self[name] if name in self.functions else default
 
 
 def _constants_reached(start: str, reads, fn_reads, constants) -> set[str]:
