@@ -109,3 +109,15 @@ def test_a_type_may_have_its_module_s_name_and_a_field_its_type_s_name(session, 
     report = run_unit(session, tmp_path, {"stack.kite": program, "stack.test.kite": tests})
     assert [d.id for d in report.check.diagnostics if d.severity is Severity.ERROR] == []
     assert outcome_lines(report) == ["pass a type named like its module"]
+
+
+def test_a_file_name_with_a_quote_a_backslash_and_a_line_separator_keeps_its_compiler_diagnostics(tmp_path):
+    from conftest import run_kite
+
+    name = 'o"d\\d\u2028.kite'
+    (tmp_path / name).write_text('module Odd\n\nfn f() -> int\n    let x: int = "a"\n    return x\n', encoding="utf-8")
+    import json
+
+    result = run_kite(["check", "--format", "json", name], cwd=tmp_path)
+    [diagnostic] = json.loads(result.output)["diagnostics"]
+    assert (diagnostic["file"], diagnostic["line"], diagnostic["id"]) == (name, 4, "CS0029")
