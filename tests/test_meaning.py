@@ -44,11 +44,12 @@ def test_each_program_compiles_and_passes_its_tests(session, program):
     assert [o.status for o in report.outcomes] == ["pass"] * len(report.outcomes), outcome_lines(report)
 
 
-def test_a_constant_with_a_standard_library_name_does_not_hide_the_function_from_a_test_file(session, tmp_path):
-    program = "module Answer\n\nlet len = 3\nlet sorted = [9]\n\nfn answer() -> int\n    return len\n"
+def test_a_test_file_s_standard_library_names_are_the_standard_library_s_whatever_the_program_s_constants_are_called(session, tmp_path):
+    program = "module Answer\n\nlet len = 3\nlet sorted = [9]\nlet upper = \"x\"\n\nfn answer() -> int\n    return len\n"
     tests = (
         'module Answer\n\ntest "the real len and sorted"\n'
         '    expect len("abcdef") == 6\n    expect sorted([3, 1]) == [1, 3]\n    expect answer() == 3\n'
+        '    expect join(["a", "b"].Select(upper), "+") == "A+B"\n'
     )
     report = run_unit(session, tmp_path, {"answer.kite": program, "answer.test.kite": tests})
     assert outcome_lines(report) == ["pass the real len and sorted"]

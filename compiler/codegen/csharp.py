@@ -152,6 +152,7 @@ class _Writer:
         self.fresh_numbers = itertools.count(1)
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
+        self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
         self.class_name = _class_spelling(module_class(module, symbols.modules))
 
     # ---- output
@@ -375,14 +376,17 @@ class _Writer:
         return f"global::{self.class_name}.{spelled}" if name in self.shadowed else spelled
 
     def lookup(self, name: str) -> str:
-        """A name used as a value: a local, then a module constant or function, then the standard library."""
+        """A name used as a value: a local, then a constant of this file, then the standard library, then the rest of
+        the module: a test file's `xs.Select(to_str)` is the standard library's whatever the program declares."""
         local = self.local(name)
         if local is not None:
             return local
-        if name in self.symbols.constant_types or name in self.symbols.functions:
+        if name in self.own_constants:
             return self.module_member(name)
         if name in standard_library.FUNCTIONS:
             return f"{STD}.{name}"
+        if name in self.symbols.constant_types or name in self.symbols.functions:
+            return self.module_member(name)
         return identifier(name)  # a type, an enum, a .NET name
 
 
