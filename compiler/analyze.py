@@ -198,28 +198,8 @@ class _Walker:
             self.scopes.pop()
             self.lambda_depth -= 1
             return
-        for child in _children(e):
+        for child in n.children(e):
             self.expr(child)
-
-
-def _children(e):
-    if isinstance(e, n.Binary):
-        return (e.left, e.right)
-    if isinstance(e, n.Unary):
-        return (e.operand,)
-    if isinstance(e, n.Call):
-        return (e.func, *e.args)
-    if isinstance(e, n.TypeCall):
-        return e.args
-    if isinstance(e, n.Index):
-        return (e.target, e.index)
-    if isinstance(e, n.Member):
-        return (e.target,)
-    if isinstance(e, n.ListLiteral):
-        return e.items
-    if isinstance(e, n.FString):
-        return tuple(part for part in e.parts if not isinstance(part, str))
-    return ()
 
 
 def _constructed_type(value) -> n.TypeRef | None:

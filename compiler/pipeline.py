@@ -139,7 +139,7 @@ class Generated:
 
 
 def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
-    symbols = UnitSymbols.of(modules)
+    symbols = UnitSymbols.of(modules, [source.path for source in unit.sources])
     sources = tuple(
         (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0))
         for index, (source, module) in enumerate(zip(unit.sources, modules))

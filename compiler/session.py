@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
-from kite.codegen.csharp import test_methods
+from kite.codegen.csharp import line_path, module_class, test_methods
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
@@ -154,7 +154,9 @@ class Session:
         except CompileTimeout:
             skipped = (f"compiler and analyzers stopped after {self.compile_timeout:g} s (KT010)",)
             return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), ("kite",), skipped), parsed, None)
-        csharp = [d if d.file else Diagnostic(unit.program.path, d.line, d.column, d.severity, d.id, d.message, d.layer) for d in csharp]
+        # Back from the names #line markers can carry to the files' own names.
+        paths = {line_path(source.path): source.path for source in unit.sources}
+        csharp = [Diagnostic(paths.get(d.file, d.file) or unit.program.path, d.line, d.column, d.severity, d.id, d.message, d.layer) for d in csharp]
         return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
 
     def check(self, unit: Unit, layers: str = "all") -> CheckResult:
@@ -184,7 +186,7 @@ class Session:
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
-            TestCase(test.description, source.path, test.line, module.name, method)
+            TestCase(test.description, source.path, test.line, module_class(module, analysis.modules), method)
             for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
             for test, method in test_methods(module, index)
         ]

@@ -87,6 +87,7 @@ namespace Kite
             string text => text,
             bool flag => flag ? "true" : "false",
             char letter => letter.ToString(),
+            Enum member => KiteName(member.ToString()),
             IFormattable number => number.ToString(null, CultureInfo.InvariantCulture),
             IDictionary table => "{" + string.Join(", ", table.Keys.Cast<object>().Select(key => to_str(key) + ": " + to_str(table[key]))) + "}",
             IEnumerable items => "[" + string.Join(", ", items.Cast<object?>().Select(to_str)) + "]",
@@ -94,6 +95,15 @@ namespace Kite
         };
 
         public static void print(object? value) => Console.Out.WriteLine(to_str(value));
+
+        // The name a program gave an enum member, from the C# the generator spelled for it (compiler/codegen/types.py):
+        // a suffix "__f" where it met a type's name, "__u" where it met a generated name, "v" before underscores alone.
+        private static string KiteName(string spelled)
+        {
+            var name = spelled.EndsWith("__f", StringComparison.Ordinal) ? spelled[..^3] : spelled;
+            name = name.EndsWith("__u", StringComparison.Ordinal) ? name[..^3] : name;
+            return name.StartsWith('v') && name.Length > 1 && name[1..].Trim('_').Length == 0 ? name[1..] : name;
+        }
     }
 
     /// <summary>Marks a method generated from a Kite `test` block.</summary>

@@ -77,6 +77,42 @@ def test_missing_file_exits_2(tmp_path):
     assert (result.exit_code, result.output) == (2, "kite: error: nothing.kite: no such file\n")
 
 
+DEEP_TYPE = "list<" * 400 + "int" + ">" * 400
+DEEP_SHAPES = {
+    "parameter": f"module Deep\n\nfn f(x: {DEEP_TYPE}) -> int\n    return 1\n",
+    "return": f"module Deep\n\nfn f() -> {DEEP_TYPE}\n    return []\n",
+    "let": f"module Deep\n\nfn f() -> int\n    let x: {DEEP_TYPE} = []\n    return 1\n",
+    "constant": f"module Deep\n\nlet x: {DEEP_TYPE} = []\n",
+    "field": f"module Deep\n\ntype T\n    x: {DEEP_TYPE}\n",
+    "constructed": "module Deep\n\nfn f() -> int\n    let x = " + "map<int, " * 400 + "int" + ">" * 400 + "()\n    return 1\n",
+    "lambda": f"module Deep\n\nfn f() -> int\n    let g = fn(x: {DEEP_TYPE}) => 1\n    return 1\n",
+    "nullable": "module Deep\n\nfn f(x: " + "set<" * 400 + "int?" + ">?" * 400 + ") -> int\n    return 1\n",
+    "within_limit_plus_expression": "module Deep\n\nfn f() -> int\n    let x = " + "[" * 60 + "map<int, " * 60 + "int" + ">" * 60 + "()" + "]" * 60 + "\n    return 1\n",
+    "f_string_hole_in_deep_expression": "module Deep\n\nfn f(a: int) -> str\n    return " + "[" * 60 + 'f"{' + "[" * 60 + "a" + "]" * 60 + '}"' + "]" * 60 + "\n",
+    "f_string_hole_alone": 'module Deep\n\nfn f(a: int) -> str\n    return f"{' + "[" * 5000 + "a" + "]" * 5000 + '}"\n',
+    "lambdas": "module Deep\n\nfn f() -> int\n    let g = " + "fn(x: int) => " * 5000 + "1\n    return 1\n",
+    "member_chain": "module Deep\n\nfn f(a: str) -> int\n    return a" + ".Length" * 50_000 + "\n",
+    "index_chain": "module Deep\n\nfn f(a: list<int>) -> int\n    return a" + "[0]" * 50_000 + "\n",
+    "calls": "module Deep\n\nfn f(a: int) -> int\n    return " + "f(" * 5000 + "a" + ")" * 5000 + "\n",
+    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * 50_000) + "\n",
+    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * 50_000) + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP_SHAPES))
+def test_types_holes_and_long_chains_are_a_nesting_diagnostic_with_a_short_message(shape):
+    lines = kite_lines(DEEP_SHAPES[shape])
+    assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
+    assert all(len(line) < 200 for line in lines)
+
+
+def test_a_deep_type_through_every_layer_is_a_diagnostic_not_an_internal_error(tmp_path):
+    (tmp_path / "deep.kite").write_text(DEEP_SHAPES["parameter"])
+    result = run_kite(["check", "deep.kite"], cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.output.endswith("failed: 1 errors, 0 warnings\n") and "KT000" in result.output
+
+
 @pytest.mark.parametrize("shape", ["parens", "unary", "sum", "lists", "blocks"])
 def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(shape):
     depth = 500 if shape == "blocks" else 5000  # 5,000 blocks would be 50 MB of indentation

@@ -3,6 +3,10 @@
 Semantics a Kite programmer expects, spelled in C#: `==` compares values (Kite.Runtime.Eq), `x in xs` is
 membership, `for` over a map walks its keys, a literal with a point is decimal, and `x != none` narrows
 x for int? as much as for str? (a pattern variable stands in for x where it is known not to be none).
+
+Names mean what they mean in Kite: a call to a standard-library name is the standard library's (through an extern
+alias no declaration can hide), a local declared inside a narrowed region is that local, module constants are
+evaluated after the constants they read, and no name the generator invents can meet a name the program chose.
 """
 
 from __future__ import annotations
@@ -10,11 +14,17 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from kite.codegen.types import constant_type, csharp_type, identifier
+from kite import standard_library
+from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
+from kite.constants import order_constants
 from kite.syntax import nodes as n
 
-RUNTIME = "global::Kite.Runtime"
+KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
+RUNTIME = f"{KITE}.Runtime"
+STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
+# Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
+LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 @dataclass(frozen=True)
@@ -23,19 +33,41 @@ class UnitSymbols:
 
     functions: frozenset[str]
     enums: frozenset[str]
+    members: frozenset[str]  # record fields and enum members: `.name` on them is the program's name
+    types: frozenset[str]  # records and enums, as C# spells them
+    constants: tuple[tuple[str, n.Let], ...]  # (Kite path, constant) of every file, each after what it reads
+    constant_types: dict  # name -> C# type
+    modules: tuple  # every module of the unit
 
     @classmethod
-    def of(cls, modules) -> "UnitSymbols":
-        items = [item for module in modules for item in module.items]
+    def of(cls, modules, paths) -> "UnitSymbols":
+        located = [(path, item) for module, path in zip(modules, paths) for item in module.items]
+        items = [item for _, item in located]
+        functions = {item.name: item for item in items if isinstance(item, n.FnDecl)}
+        constants = [item for item in items if isinstance(item, n.Let)]
+        ordered = order_constants(constants, functions).ordered
+        path_of = {id(item): path for path, item in located}
+        members = {f.name for item in items if isinstance(item, n.TypeDecl) for f in item.fields}
+        members |= {m.name for item in items if isinstance(item, n.EnumDecl) for m in item.members}
         return cls(
-            frozenset(item.name for item in items if isinstance(item, n.FnDecl)),
+            frozenset(functions),
             frozenset(item.name for item in items if isinstance(item, n.EnumDecl)),
+            frozenset(members),
+            frozenset(identifier(item.name) for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl))),
+            tuple((path_of[id(item)], item) for item in ordered),
+            {name: spelled or "object" for name, spelled in constant_types(ordered).items()},
+            tuple(modules),
         )
 
 
 def csharp_path(kite_path: str) -> str:
     """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated."""
     return kite_path + ".cs"
+
+
+def line_path(kite_path: str) -> str:
+    """The file name a #line marker can carry: it has no escapes, so a quote or a line end cannot be in it."""
+    return "".join("_" if char == '"' or char in LINE_ENDS else char for char in kite_path)
 
 
 def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False) -> str:
@@ -45,11 +77,17 @@ def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_ind
 def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, str]]:
     """Each test block and its C# method; names are unique across the files of a unit (one partial class)."""
     tests = [item for item in module.items if isinstance(item, n.TestDecl)]
-    return [(test, f"kite_test_{file_index}_{number}") for number, test in enumerate(tests, start=1)]
+    return [(test, f"kite_test__{file_index}_{number}") for number, test in enumerate(tests, start=1)]
 
 
-def _string_literal(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+def string_literal(text: str) -> str:
+    """A C# string literal of `text` (raw characters, no Kite escapes)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _escape_line_ends(escaped) + '"'
+
+
+def _escape_line_ends(text: str) -> str:
+    return "".join(LINE_ENDS.get(char, char) for char in text)
 
 
 def assigned_names(body) -> set[str]:
@@ -61,26 +99,69 @@ def always_exits(body) -> bool:
     return bool(body) and isinstance(body[-1], (n.Return, n.Break, n.Continue))
 
 
+def declared_locals(module: n.Module) -> set[str]:
+    """Every name the module declares inside a function or test: parameters, lets, loop variables, lambda parameters."""
+    names: set[str] = set()
+    for item in module.items:
+        if isinstance(item, n.FnDecl):
+            names.update(p.name for p in item.params)
+        if isinstance(item, (n.FnDecl, n.TestDecl)):
+            for s in n.walk_statements(item.body):
+                if isinstance(s, (n.Let, n.For)):
+                    names.add(s.name)
+                for e in _statement_expressions(s):
+                    names.update(p.name for node in n.expression_nodes(e) if isinstance(node, n.Lambda) for p in node.params)
+    return names
+
+
+def _statement_expressions(s):
+    if isinstance(s, n.If):
+        return [condition for condition, _ in s.branches]
+    if isinstance(s, n.While):
+        return [s.condition]
+    if isinstance(s, n.For):
+        return [s.iterable]
+    if isinstance(s, n.Assign):
+        return [s.target, s.value]
+    return [getattr(s, field) for field in ("value", "expr") if getattr(s, field, None) is not None]
+
+
+def module_class(module: n.Module, unit_modules) -> str:
+    """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
+    the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
+    then gets a suffix no spelling of a program's name has."""
+    types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
+    return module.name + "__m" if module.name in types else module.name
+
+
+def _class_spelling(name: str) -> str:
+    return "@" + name if name in CSHARP_KEYWORDS else name
+
+
 class _Writer:
     def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
         self.module = module
         self.test_names = {id(test): method for test, method in test_methods(module, file_index)}
-        self.path = kite_path.replace("\\", "\\\\")
+        self.path = line_path(kite_path)
+        self.file_index = file_index
         self.symbols = symbols
         self.out: list[str] = []
         self.indent = 0
-        self.renames: list[dict[str, str]] = [{}]
+        # Kite name -> C# name of every local in scope, innermost last; narrowing maps a name to its pattern variable.
+        self.scopes: list[dict[str, str]] = [{}]
         self.fresh_numbers = itertools.count(1)
         self.returns_value = False
-        self.frozen: set[str] = set()  # names assigned in the region being written: never narrowed
+        self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
+        self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
+        self.class_name = _class_spelling(module_class(module, symbols.modules))
 
     # ---- output
 
     def emit(self, text: str) -> None:
         self.out.append("    " * self.indent + text)
 
-    def at(self, node) -> None:
-        self.out.append(f'#line {node.line} "{self.path}"')
+    def at(self, node, path: str | None = None) -> None:
+        self.out.append(f'#line {node.line} "{path or self.path}"')
 
     def hidden(self) -> None:
         self.out.append("#line hidden")
@@ -90,10 +171,10 @@ class _Writer:
     def write(self, entry_point: bool) -> str:
         module = self.module
         self.hidden()
+        self.emit(f"extern alias {standard_library.CSHARP_ALIAS};")
         self.emit("#nullable enable")
         for namespace in ("System", "System.Collections.Generic", "System.Linq"):
             self.emit(f"using {namespace};")
-        self.emit("using static Kite.Std;")
         for item in module.items:
             if isinstance(item, n.Use):
                 self.at(item)
@@ -104,29 +185,28 @@ class _Writer:
             elif isinstance(item, n.EnumDecl):
                 self.enum(item)
         self.hidden()
-        self.emit(f"public static partial class {identifier(module.name)}")
+        self.emit(f"public static partial class {self.class_name}")
         self.emit("{")
         self.indent += 1
-        known: dict[str, str] = {}
+        if self.file_index == 0:
+            # Every constant of the unit, here, in the order that evaluates each after what it reads.
+            for path, item in self.symbols.constants:
+                self.constant(item, line_path(path))
         for item in module.items:
-            if isinstance(item, n.Let):
-                self.constant(item, known)
-            elif isinstance(item, n.FnDecl):
+            if isinstance(item, n.FnDecl):
                 self.function(item)
             elif isinstance(item, n.TestDecl):
                 self.test(item)
+        if entry_point:
+            self.hidden()
+            self.emit("public static void Main()")
+            self.emit("{")
+            self.emit(f"    {RUNTIME}.UseInvariantCulture();")
+            self.emit(f"    {identifier('main')}();")
+            self.emit("}")
         self.indent -= 1
         self.hidden()
         self.emit("}")
-        if entry_point:
-            self.emit("public static class KiteProgram")
-            self.emit("{")
-            self.emit("    public static void Main()")
-            self.emit("    {")
-            self.emit(f"        {RUNTIME}.UseInvariantCulture();")
-            self.emit(f"        {identifier(module.name)}.main();")
-            self.emit("    }")
-            self.emit("}")
         return "\n".join(self.out) + "\n"
 
     # ---- declarations
@@ -138,19 +218,20 @@ class _Writer:
         for position, field in enumerate(item.fields):
             self.at(field)
             comma = "," if position < len(item.fields) - 1 else ")"
-            self.emit(f"{csharp_type(field.type)} {identifier(field.name)}{comma}")
+            self.emit(f"{csharp_type(field.type)} {self.member_identifier(field.name)}{comma}")
         self.indent -= 1
         self.hidden()
         name = identifier(item.name)
-        names = [identifier(field.name) for field in item.fields]
-        fields_text = ' + ", " + '.join(f'"{field.name}: " + global::Kite.Std.to_str({f})' for field, f in zip(item.fields, names))
+        names = [f"this.{self.member_identifier(field.name)}" for field in item.fields]
+        fields_text = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {STD}.to_str({f})' for field, f in zip(item.fields, names))
         self.emit("{")
         # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
-        self.emit(f'    public override string ToString() => "{item.name}(" + {fields_text} + ")";')
+        self.emit(f'    public override string ToString() => {string_literal(item.name + "(")} + {fields_text or string_literal("")} + ")";')
         if any(field.type.name in ("list", "map", "set") for field in item.fields):
             # C# records compare collections by reference; Kite compares them by content.
-            equal = " && ".join(f"{RUNTIME}.Eq({f}, other.{f})" for f in names)
-            self.emit(f"    public bool Equals({name}? other) => other is not null && {equal};")
+            other = "other__"  # generated names contain "__": no field can be called this
+            equal = " && ".join(f"{RUNTIME}.Eq({f}, {other}.{f.removeprefix('this.')})" for f in names)
+            self.emit(f"    public bool Equals({name}? {other}) => {other} is not null && {equal};")
             self.emit(f"    public override int GetHashCode() => {RUNTIME}.Hash({', '.join(names)});")
         self.emit("}")
 
@@ -160,15 +241,14 @@ class _Writer:
         self.emit("{")
         for member in item.members:
             self.at(member)
-            self.emit(f"    {identifier(member.name)},")
+            self.emit(f"    {self.member_identifier(member.name)},")
         self.hidden()
         self.emit("}")
 
-    def constant(self, item: n.Let, known: dict[str, str]) -> None:
-        spelled = csharp_type(item.type) if item.type else constant_type(item.value, known)
-        known[item.name] = spelled or "object"
-        self.at(item)
-        self.emit(f"public static readonly {known[item.name]} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
+    def constant(self, item: n.Let, path: str) -> None:
+        self.at(item, path)
+        spelled = self.symbols.constant_types[item.name]
+        self.emit(f"public static readonly {spelled} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
 
     def function(self, item: n.FnDecl) -> None:
         returns = csharp_type(item.returns) if item.returns else "void"
@@ -176,11 +256,11 @@ class _Writer:
         self.returns_value = item.returns is not None
         self.at(item)
         self.emit(f"public static {returns} {identifier(item.name)}({params})")
-        self.body(item.body)
+        self.body(item.body, {p.name: identifier(p.name) for p in item.params})
 
     def test(self, item: n.TestDecl) -> None:
         self.hidden()
-        self.emit(f"[global::Kite.Test({_string_literal(item.description)}, {item.line})]")
+        self.emit(f"[{KITE}.Test({string_literal(item.description)}, {item.line})]")
         self.at(item)
         self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
@@ -188,13 +268,13 @@ class _Writer:
 
     # ---- statements
 
-    def body(self, statements, renames: dict[str, str] | None = None) -> None:
+    def body(self, statements, bindings: dict[str, str] | None = None) -> None:
         self.emit("{")
         self.indent += 1
-        self.renames.append(dict(renames or {}))
+        self.scopes.append(dict(bindings or {}))
         for position, statement in enumerate(statements):
             self.statement(statement, statements[position + 1:])
-        self.renames.pop()
+        self.scopes.pop()
         self.indent -= 1
         self.hidden()
         self.emit("}")
@@ -204,7 +284,7 @@ class _Writer:
         if isinstance(s, n.Let):
             value = self.expr(s.value, typed=s.type is not None)
             self.emit(f"{csharp_type(s.type) if s.type else 'var'} {identifier(s.name)} = {value};")
-            self.renames[-1].pop(s.name, None)
+            self.scopes[-1][s.name] = identifier(s.name)
         elif isinstance(s, n.Assign):
             self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
@@ -229,7 +309,7 @@ class _Writer:
             self.body(s.body, when_true)
         elif isinstance(s, n.For):
             self.emit(f"foreach (var {identifier(s.name)} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
-            self.body(s.body)
+            self.body(s.body, {s.name: identifier(s.name)})
 
     def if_statement(self, s: n.If, rest) -> None:
         for position, (condition, body) in enumerate(s.branches):
@@ -245,10 +325,10 @@ class _Writer:
         elif len(s.branches) == 1 and always_exits(s.branches[0][1]):
             # `if x == none` + return: x is known to be there for the rest of this block.
             untouched = {name: new for name, new in when_false.items() if name not in assigned_names(rest)}
-            self.renames[-1].update(untouched)
+            self.scopes[-1].update(untouched)
 
     def expect(self, s: n.Expect) -> None:
-        source = _string_literal(s.source)
+        source = string_literal(s.source)
         e = s.expr
         if isinstance(e, n.Binary) and e.op == "==" and not _is_none(e.left) and not _is_none(e.right):
             self.emit(f"{RUNTIME}.ExpectEqual({self.expr(e.left)}, {self.expr(e.right, typed=True)}, {source});")
@@ -263,7 +343,7 @@ class _Writer:
             subject = e.right if _is_none(e.left) else e.left
             pattern = "{}" if e.op == "!=" else "not {}"
             if isinstance(subject, n.Name) and subject.name not in frozen and not _is_none(subject):
-                new = f"{subject.name}__{next(self.fresh_numbers)}"
+                new = generated_name(subject.name, next(self.fresh_numbers))
                 narrowed = {subject.name: new}
                 text = f"{self.expr(subject)} is {pattern} {new}"
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
@@ -271,9 +351,9 @@ class _Writer:
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
             left, left_true, left_false = self.condition(e.left, frozen)
             carried = left_true if e.op == "and" else left_false
-            self.renames.append(carried)
+            self.scopes.append(carried)
             right, right_true, right_false = self.condition(e.right, frozen)
-            self.renames.pop()
+            self.scopes.pop()
             if e.op == "and":
                 return f"({left} && {right})", {**left_true, **right_true}, {}
             return f"({left} || {right})", {}, {**left_false, **right_false}
@@ -282,13 +362,35 @@ class _Writer:
             return f"(!{text})", when_false, when_true
         return self.expr(e), {}, {}
 
-    # ---- expressions
+    # ---- names
 
-    def lookup(self, name: str) -> str:
-        for scope in reversed(self.renames):
+    def local(self, name: str) -> str | None:
+        for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
-        return identifier(name)
+        return None
+
+    def module_member(self, name: str) -> str:
+        """A constant or function of the module; qualified where a local of the same name could hide it."""
+        spelled = identifier(name)
+        return f"global::{self.class_name}.{spelled}" if name in self.shadowed else spelled
+
+    def lookup(self, name: str) -> str:
+        """A name used as a value: a local, then a constant of this file, then the standard library, then the rest of
+        the module: a test file's `xs.Select(to_str)` is the standard library's whatever the program declares."""
+        local = self.local(name)
+        if local is not None:
+            return local
+        if name in self.own_constants:
+            return self.module_member(name)
+        if name in standard_library.FUNCTIONS:
+            return f"{STD}.{name}"
+        if name in self.symbols.constant_types or name in self.symbols.functions:
+            return self.module_member(name)
+        return identifier(name)  # a type, an enum, a .NET name
+
+
+    # ---- expressions
 
     def args(self, args, typed: bool) -> str:
         return ", ".join(self.expr(arg, typed=typed) for arg in args)
@@ -298,7 +400,7 @@ class _Writer:
         if isinstance(e, n.Name):
             return self.lookup(e.name)
         if isinstance(e, n.Literal):
-            return {"dec": e.text + "m", "none": "null"}.get(e.kind, e.text)
+            return _escape_line_ends({"dec": e.text + "m", "none": "null"}.get(e.kind, e.text))
         if isinstance(e, n.FString):
             return self.fstring(e)
         if isinstance(e, n.ListLiteral):
@@ -318,14 +420,27 @@ class _Writer:
         if isinstance(e, n.Index):
             return f"{self.expr(e.target)}[{self.expr(e.index)}]"
         if isinstance(e, n.Member):
-            return f"{self.expr(e.target)}.{identifier(e.name)}"
+            return f"{self.expr(e.target)}.{self.member_name(e.name)}"
         if isinstance(e, n.Lambda):
             params = ", ".join(f"{csharp_type(p.type)} {identifier(p.name)}" if p.type else identifier(p.name) for p in e.params)
-            self.renames.append({p.name: identifier(p.name) for p in e.params})
+            self.scopes.append({p.name: identifier(p.name) for p in e.params})
             body = self.expr(e.body)
-            self.renames.pop()
+            self.scopes.pop()
             return f"({params}) => {body}"
         raise AssertionError(f"no C# for {type(e).__name__}")
+
+    def member_identifier(self, name: str) -> str:
+        """A field or enum member: never its own type's name (C# forbids that), so never any type's name.
+
+        The second suffix ends in "__f", which no identifier() spelling does, so fields stay distinct."""
+        spelled = identifier(name)
+        return spelled + "__f" if spelled in self.symbols.types else spelled
+
+    def member_name(self, name: str, called: bool = False) -> str:
+        """A field or enum member the program declared is spelled as declared; a .NET member keeps its name."""
+        if name in self.symbols.members and not called:
+            return self.member_identifier(name)
+        return "@" + name if name in CSHARP_KEYWORDS else name
 
     def binary(self, e: n.Binary) -> str:
         if e.op in ("and", "or") or (e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right))):
@@ -347,22 +462,30 @@ class _Writer:
         return isinstance(e, n.Member) and isinstance(e.target, n.Name) and e.target.name in self.symbols.enums
 
     def call(self, e: n.Call) -> str:
+        """A standard-library name called is always the standard library's, whatever a file or a scope declares
+        (KT008 keeps functions and types off those names; a local called `sum` is a value, never called)."""
         func = e.func
         if isinstance(func, n.Name):
-            if func.name in self.symbols.functions:
-                return f"{identifier(func.name)}({self.args(e.args, typed=True)})"
-            if func.name[:1].isupper():
-                return f"new {func.name}({self.args(e.args, typed=True)})"
+            if func.name in standard_library.FUNCTIONS:
+                return f"{STD}.{func.name}({self.args(e.args, typed=False)})"
+            if self.local(func.name) is None:
+                if func.name in self.symbols.functions:
+                    return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
+                if func.name[:1].isupper():
+                    return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
             return f"{self.lookup(func.name)}({self.args(e.args, typed=False)})"
+        if isinstance(func, n.Member):
+            return f"{self.expr(func.target)}.{self.member_name(func.name, called=True)}({self.args(e.args, typed=False)})"
         return f"{self.expr(func)}({self.args(e.args, typed=False)})"
 
     def fstring(self, e: n.FString) -> str:
         pieces = []
         for part in e.parts:
             if isinstance(part, str):
-                pieces.append(part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}"))
+                text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
+                pieces.append(_escape_line_ends(text))
             else:
-                pieces.append("{(global::Kite.Std.to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
+                pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
         return '$"' + "".join(pieces) + '"'
 
 

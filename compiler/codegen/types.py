@@ -6,25 +6,70 @@ from kite.syntax import nodes as n
 
 PRIMITIVES = {"int": "int", "dec": "decimal", "str": "string", "char": "char", "bool": "bool"}
 COLLECTIONS = {"list": "List", "map": "Dictionary", "set": "HashSet"}
+# Every C# keyword, the undocumented ones (__makeref ...) included, and the contextual keywords: `@` makes any of
+# them a plain name, so `nameof`, `await`, `value` or `with` chosen by a program stay its own names.
 CSHARP_KEYWORDS = frozenset(
     "abstract as base bool break byte case catch char checked class const continue decimal default delegate do "
     "double else enum event explicit extern false finally fixed float for foreach goto if implicit in int interface "
     "internal is lock long namespace new null object operator out override params private protected public readonly "
     "ref return sbyte sealed short sizeof stackalloc static string struct switch this throw true try typeof uint ulong "
-    "unchecked unsafe ushort using virtual void volatile while".split()
+    "unchecked unsafe ushort using virtual void volatile while "
+    "__arglist __makeref __reftype __refvalue "
+    "add allows alias and ascending args async await by descending dynamic equals extension field file from get "
+    "global group init into join let managed nameof nint not notnull nuint on or orderby partial record remove "
+    "required scoped select set unmanaged value var when where with yield".split()
 )
+# Members every C# record, class or enum already has (or the generator adds): a program's name never lands on one.
+GENERATED_MEMBERS = frozenset(
+    "Equals GetHashCode ToString GetType MemberwiseClone Finalize ReferenceEquals EqualityContract PrintMembers "
+    "Deconstruct Clone Main".split()
+)
+# A program's names get this suffix where they would meet a generated one; generated names contain "__" inside
+# them and never end with it, so the two sets never meet.
+ESCAPE_SUFFIX = "__u"
+
+
+def is_generated_shape(name: str) -> bool:
+    return "__" in name.lstrip("_")
 
 
 def identifier(name: str) -> str:
-    return "@" + name if name in CSHARP_KEYWORDS else name
+    """A name the program chose, spelled so it can never be a C# keyword or a name the generator uses."""
+    if name in CSHARP_KEYWORDS:
+        return "@" + name
+    if not name.strip("_"):
+        return "v" + name + ESCAPE_SUFFIX  # `_` alone would be C#'s discard
+    if name in GENERATED_MEMBERS or is_generated_shape(name):
+        return name + ESCAPE_SUFFIX
+    return name
+
+
+def generated_name(stem: str, number: int) -> str:
+    """A helper name the generator invents (pattern variables): `n__1`, never equal to a program's name."""
+    return f"{stem.lstrip('_') or 'v'}__{number}"
 
 
 def csharp_type(type_: n.TypeRef) -> str:
-    if type_.name in COLLECTIONS:
-        spelled = f"{COLLECTIONS[type_.name]}<{', '.join(csharp_type(arg) for arg in type_.args)}>"
-    else:
-        spelled = PRIMITIVES.get(type_.name, type_.name)
-    return spelled + ("?" if type_.nullable else "")
+    """Iterative: a type nested deeper than the parser allows never gets here, but nothing here recurses anyway."""
+    pending: list = [type_]
+    out: list[str] = []
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        suffix = "?" if item.nullable else ""
+        if item.name in COLLECTIONS:
+            pieces: list = [f"{COLLECTIONS[item.name]}<"]
+            for position, arg in enumerate(item.args):
+                pieces += [", "] if position else []
+                pieces.append(arg)
+            pieces.append(">" + suffix)
+            pending.extend(reversed(pieces))
+        else:
+            spelled = PRIMITIVES.get(item.name) or ".".join(identifier(part) for part in item.name.split("."))
+            out.append(spelled + suffix)
+    return "".join(out)
 
 
 def constant_type(expr, known: dict[str, str] | None = None) -> str | None:
@@ -51,5 +96,16 @@ def constant_type(expr, known: dict[str, str] | None = None) -> str | None:
     if isinstance(expr, n.TypeCall):
         return csharp_type(expr.type)
     if isinstance(expr, n.Call) and isinstance(expr.func, n.Name) and expr.func.name[:1].isupper():
-        return expr.func.name
+        return identifier(expr.func.name)
     return None
+
+
+def constant_types(ordered_constants) -> dict[str, str | None]:
+    """Each constant's C# type, None where it cannot be told; constants come in the order they are evaluated."""
+    known: dict[str, str] = {}
+    spelled_by_name: dict[str, str | None] = {}
+    for item in ordered_constants:
+        spelled = csharp_type(item.type) if item.type else constant_type(item.value, known)
+        spelled_by_name[item.name] = spelled
+        known[item.name] = spelled or "object"
+    return spelled_by_name

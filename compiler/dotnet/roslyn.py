@@ -120,14 +120,15 @@ class RoslynService:
         image, found = _emit(self._compilation(assembly_name, sources, references, options))
         return Emitted(image, [d for d in map(self._to_kite, found) if d is not None])
 
-    def reference_from_image(self, image: bytes):
+    def reference_from_image(self, image: bytes, aliases: tuple[str, ...] = ()):
+        """A reference to an assembly image; with aliases, its types are reached only as `alias::Name` (extern alias)."""
         from System import Array, Byte, String
         from System.Collections.Immutable import ImmutableArray
         from Microsoft.CodeAnalysis import AssemblyMetadata
 
         # pythonnet does not fill optional struct parameters: every argument is spelled out.
         metadata = AssemblyMetadata.CreateFromImage(Array[Byte](image))
-        return metadata.GetReference(None, ImmutableArray[String].Empty, False, None, None)
+        return metadata.GetReference(None, ImmutableArray.CreateRange[String](Array[String](list(aliases))), False, None, None)
 
     def _to_kite(self, found) -> Diagnostic | None:
         from Microsoft.CodeAnalysis import DiagnosticSeverity

@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass
 from importlib import resources
 
+from kite import standard_library
 from kite.dotnet.roslyn import RoslynService
 from kite.errors import ToolchainError
 
@@ -16,7 +17,7 @@ ASSEMBLY_NAME = "KiteStd"
 @dataclass(frozen=True, eq=False)
 class StdlibAssembly:
     image: bytes
-    reference: object  # a Roslyn MetadataReference to `image`
+    reference: object  # a Roslyn MetadataReference to `image`, under the extern alias generated code names
 
 
 def stdlib_text_of(name: str) -> str:
@@ -49,4 +50,4 @@ def compile_own_source(service: RoslynService, assembly_name: str, name: str, te
 @functools.cache
 def compile_stdlib(service: RoslynService) -> StdlibAssembly:
     image = compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, stdlib_source())
-    return StdlibAssembly(image, service.reference_from_image(image))
+    return StdlibAssembly(image, service.reference_from_image(image, (standard_library.CSHARP_ALIAS,)))

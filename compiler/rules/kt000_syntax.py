@@ -1,6 +1,7 @@
 """KT000: the text is not Kite: bad indentation, a statement Kite doesn't have, anything that does not parse."""
 
-from kite.codegen.types import constant_type, csharp_type
+from kite.codegen.types import constant_types
+from kite.constants import order_constants
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
@@ -19,10 +20,8 @@ def check(module, facts, file):
     """What only the analyzer sees: a parameter without a type, expect outside a test, a constant of unknown type."""
     for line, column, message in facts.misplaced:
         yield RULE.at(file, line, column, message)
-    known: dict[str, str] = {}
-    for item in module.items:
-        if isinstance(item, n.Let):
-            spelled = csharp_type(item.type) if item.type else constant_type(item.value, known)
-            if spelled is None:
-                yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
-            known[item.name] = spelled or "object"
+    constants = [item for item in module.items if isinstance(item, n.Let)]
+    spelled = constant_types(order_constants(constants, facts.functions).ordered)
+    for item in constants:
+        if spelled[item.name] is None:
+            yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")

@@ -6,7 +6,7 @@ from kite.rules.base import Rule
 RULE = Rule(
     id="KT004",
     severity=Severity.ERROR,
-    summary="another language written into Kite: ;, braces, var, new, &&, ||, !, null, ++, --, else if, foreach, //",
+    summary="another language written into Kite: ;, braces, var, new, &&, ||, !, null, ++, --, else if, foreach, //, string, decimal, object, dynamic, nameof(...)",
     rationale=(
         "The experiment measures whether a model writes Kite or falls back to a language it already knows. "
         "Every C# habit is reported, even on lines that do not otherwise parse."

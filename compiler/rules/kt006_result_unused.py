@@ -1,5 +1,6 @@
 """KT006: a result thrown away, such as upper(name) on a line by itself."""
 
+from kite import standard_library
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
@@ -14,11 +15,6 @@ RULE = Rule(
     same_as=frozenset({"CA1806", "CS0201"}),
 )
 
-# LANGUAGE.md section 7: everything but print is pure.
-PURE_BUILTINS = frozenset(
-    "len sum min max abs round upper lower trim split join contains starts_with ends_with replace range "
-    "sorted reversed keys values to_str parse_int parse_dec".split()
-)
 
 
 def check(module, facts, file):
@@ -30,7 +26,7 @@ def check(module, facts, file):
             if user_fn is not None:
                 thrown_away = user_fn.returns is not None
             else:
-                thrown_away = name in PURE_BUILTINS or name in facts.records or name[:1].isupper()
+                thrown_away = name in standard_library.PURE or name in facts.records or name[:1].isupper()
             if thrown_away:
                 yield RULE.at(file, statement.line, statement.column, f"the result of {name}() is not used")
         elif not isinstance(expr, n.Call):

@@ -24,7 +24,14 @@ LEAKED_WORDS = {
     "void": "",
     "class": "",
     "using": "use",
+    # LANGUAGE.md section 11: C#'s type words (Kite's are str and dec; object and dynamic have none).
+    "string": "str",
+    "decimal": "dec",
+    "object": "object",
+    "dynamic": "dynamic",
 }
+# C# operators spelled as a call: a leak only when called (a variable may be named nameof), read as to_str.
+LEAKED_CALLS = {"nameof": "to_str"}
 # C# punctuation, longest first, with its recovery.
 LEAKED_SYMBOLS = (
     ("&&", " and "),
@@ -37,7 +44,8 @@ LEAKED_SYMBOLS = (
     ("}", " "),
 )
 # A line without any of these cannot leak: most lines skip the character scan.
-SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join(LEAKED_WORDS) + r"|else)\b")
+SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS]) + r"|else)\b")
+CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
 FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Za-z_]\w*)\s+in\s+(.*)\)\s*$")
@@ -104,6 +112,10 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
                 leaks.append(Leak(number, index + 1, "else if"))
                 out.append("elif")
                 index = else_if.end()
+            elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
+                leaks.append(Leak(number, index + 1, word))
+                out.append(LEAKED_CALLS[word])
+                index += len(word)
             elif word in LEAKED_WORDS:
                 leaks.append(Leak(number, index + 1, word))
                 out.append(LEAKED_WORDS[word])

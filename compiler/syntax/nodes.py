@@ -224,3 +224,36 @@ def walk_statements(body):
             yield from walk_statements(statement.orelse or ())
         elif isinstance(statement, (While, For)):
             yield from walk_statements(statement.body)
+
+
+def children(e) -> tuple:
+    """The direct sub-expressions of an expression: a lambda's body, an f-string's holes, ..."""
+    if isinstance(e, Binary):
+        return (e.left, e.right)
+    if isinstance(e, Unary):
+        return (e.operand,)
+    if isinstance(e, Call):
+        return (e.func, *e.args)
+    if isinstance(e, TypeCall):
+        return e.args
+    if isinstance(e, Index):
+        return (e.target, e.index)
+    if isinstance(e, Member):
+        return (e.target,)
+    if isinstance(e, ListLiteral):
+        return e.items
+    if isinstance(e, FString):
+        return tuple(part for part in e.parts if not isinstance(part, str))
+    if isinstance(e, Lambda):
+        return (e.body,)
+    return ()
+
+
+def expression_nodes(e):
+    """Every node of an expression, lambda bodies and f-string holes included; iterative, so any depth is fine."""
+    pending = [e]
+    while pending:
+        e = pending.pop()
+        if isinstance(e, Node):
+            yield e
+            pending.extend(children(e))

@@ -8,6 +8,7 @@ from importlib import resources
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, VisitError
+from lark.lexer import PatternStr
 from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
@@ -70,6 +71,21 @@ def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
             raise KiteSyntaxError(token.line, token.column + match.start(), f"unknown escape '\\{match.group(1)}' in a literal")
 
 
+@functools.cache
+def kite_keywords() -> frozenset[str]:
+    """The words of the grammar (fn, let, none, list, ...): the parser can read one where a name is declared."""
+    return frozenset(
+        t.pattern.value for t in lark_parser().terminals if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha()
+    )
+
+
+def _declared(token: Token) -> Token:
+    """A name being declared; a Kite keyword there would be read back as the keyword, never as the name."""
+    if token.value in kite_keywords():
+        raise KiteSyntaxError(token.line, token.column, f"'{token.value}' is a Kite keyword and cannot be a name")
+    return token
+
+
 class KiteTransformer(Transformer_NonRecursive):
     """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
 
@@ -100,7 +116,7 @@ class KiteTransformer(Transformer_NonRecursive):
         return n.Module(module_decl.line, module_decl.column, module_decl.value, tuple(items))
 
     def module_decl(self, children):
-        return children[0]
+        return _declared(children[0])
 
     def use_decl(self, children):
         path = children[0]
@@ -112,33 +128,40 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def const_decl(self, children):
         name, type_, value = children
-        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [value])
+        _declared(name)
+        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [type_, value])
 
     def type_decl(self, children):
         name, *fields = children
+        _declared(name)
         return n.TypeDecl(name.line, name.column, name.value, tuple(fields))
 
     def field(self, children):
         name, type_ = children
-        return n.Field(name.line, name.column, name.value, type_)
+        _declared(name)
+        return self._node(n.Field(name.line, name.column, name.value, type_), type_)
 
     def enum_decl(self, children):
         name, *members = children
+        _declared(name)
         return n.EnumDecl(name.line, name.column, name.value, tuple(members))
 
     def enum_member(self, children):
-        return n.EnumMember(children[0].line, children[0].column, children[0].value)
+        member = _declared(children[0])
+        return n.EnumMember(member.line, member.column, member.value)
 
     def fn_decl(self, children):
         keyword, name, params, returns, body = children
-        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), body)
+        _declared(name)
+        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), [*(params or ()), returns, *body])
 
     def params(self, children):
         return tuple(child for child in children if child is not None)
 
     def param(self, children):
         name, type_ = children
-        return n.Param(name.line, name.column, name.value, type_)
+        _declared(name)
+        return self._nested(n.Param(name.line, name.column, name.value, type_), [type_])
 
     def test_decl(self, children):
         description, body = children
@@ -152,7 +175,8 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def let_stmt(self, children):
         mut, name, type_, value = children
-        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [value])
+        _declared(name)
+        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [type_, value])
 
     def assign_stmt(self, children):
         target, op, value = children
@@ -199,13 +223,14 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def for_stmt(self, children):
         keyword, name, iterable, body = children
+        _declared(name)
         return self._nested(n.For(keyword.line, keyword.column, name.value, name.column, iterable, body), [iterable, *body])
 
     # ---- expressions
 
     def lambda_(self, children):
         keyword, params, body = children
-        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [body])
+        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [*(params or ()), body])
 
     def binary(self, children):
         left, op, right = children
@@ -221,7 +246,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def type_call(self, children):
         type_, args = children
-        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), list(args or ()))
+        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), [type_, *(args or ())])
 
     def index(self, children):
         target, index = children
@@ -268,7 +293,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def fstr_lit(self, children):
         token = children[0]
-        parts = split_fstring(token)
+        parts = split_fstring(token, self._depth)  # a hole's depth continues the enclosing expression's
         holes = [part for part in parts if not isinstance(part, str)]
         return self._nested(n.FString(token.line, token.column, tuple(parts)), holes)
 
@@ -276,11 +301,13 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def type(self, children):
         base, question = children
-        return n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
+        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
+        self._depth[id(typed)] = self._depth.get(id(base), 0)
+        return typed
 
     def collection_type(self, children):
         kind, *args = children
-        return n.TypeRef(kind.line, kind.column, kind.value, tuple(args))
+        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args)), *args)
 
     def named_type(self, children):
         name = children[0]
@@ -303,8 +330,8 @@ def _rest_of_line(text: str, start: int) -> str:
     return line.strip()
 
 
-def split_fstring(token: Token) -> list:
-    """f"a {x} b" -> ["a ", <expr x>, " b"]; text parts stay in Kite's escaped form."""
+def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
+    """f"a {x} b" -> ["a ", <expr x>, " b"]; text parts stay in Kite's escaped form. `depths` gets each hole's nesting."""
     body = token.value[2:-1]
     parts: list = []
     text: list[str] = []
@@ -325,7 +352,10 @@ def split_fstring(token: Token) -> list:
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "empty {} in an f-string")
             parts.append("".join(text))
             text = []
-            parts.append(_parse_hole(hole, token.line, token.column + 3 + index))
+            expr, depth = _parse_hole(hole, token.line, token.column + 3 + index)
+            parts.append(expr)
+            if depths is not None:
+                depths[id(expr)] = depth
             index = end + 1
         elif char == "}":
             raise KiteSyntaxError(token.line, token.column + 2 + index, "'}' in an f-string without '{': write \\} for a brace")
@@ -339,10 +369,21 @@ def split_fstring(token: Token) -> list:
 def _parse_hole(hole: str, line: int, column: int):
     try:
         tree = lark_parser().parse(hole, start="expr")
-        expr = KiteTransformer(hole).transform(tree)
+        transformer = KiteTransformer(hole)
+        expr = transformer.transform(tree)
+    except VisitError as error:
+        if isinstance(error.orig_exc, KiteSyntaxError):
+            inner = error.orig_exc
+            raise KiteSyntaxError(line, column + inner.column - 1, inner.message) from None
+        raise
     except LarkError:
-        raise KiteSyntaxError(line, column, f"'{hole.strip()}' in an f-string is not an expression") from None
-    return _shift(expr, line - 1, column - 1)
+        raise KiteSyntaxError(line, column, f"{_quoted(hole.strip())} in an f-string is not an expression") from None
+    return _shift(expr, line - 1, column - 1), transformer._depth.get(id(expr), 0)
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    """Source text quoted in a message, cut short: a message is one readable line, whatever the input."""
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit]}...'"
 
 
 def _shift(node, lines: int, columns: int):

@@ -1,0 +1,32 @@
+"""KT008: a function or type that takes a standard-library name."""
+
+from kite import standard_library
+from kite.diagnostics import Severity
+from kite.rules.base import Rule
+from kite.syntax import nodes as n
+
+RULE = Rule(
+    id="KT008",
+    severity=Severity.ERROR,
+    summary="a function or type that takes the name of a standard-library function",
+    rationale=(
+        "Tests call len, sorted, contains ... and mean the standard library. An answer's own len() returning a constant "
+        "would make every test that calls it agree with the answer; the name stays the standard library's."
+    ),
+    example="fn len(text: str) -> int\n    return 3",
+    fix="fn word_length(text: str) -> int\n    return len(text)",
+    # The compiler's word for a type whose name is a local (lower-case) name; Kite's line says why.
+    same_as=frozenset({"CS8981"}),
+)
+
+KINDS = ((n.FnDecl, "function"), (n.TypeDecl, "type"), (n.EnumDecl, "enum"))
+
+
+def check(module, facts, file):
+    for item in module.items:
+        for node_type, kind in KINDS:
+            if isinstance(item, node_type) and item.name in standard_library.FUNCTIONS:
+                yield RULE.at(
+                    file, item.line, item.column,
+                    f"{kind} '{item.name}' takes the name of the standard library's {item.name}(): choose another name",
+                )

@@ -1,0 +1,124 @@
+"""The C# means what the Kite says: programs whose tests only pass when names, scopes, constants, records and
+strings are generated faithfully, and hostile names that must not fool the hidden tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from kite.codegen.csharp import UnitSymbols, generate
+from kite.diagnostics import Severity
+from kite.pipeline import Unit, find_units, generate_unit
+from kite.source import decode
+from kite.syntax.frontend import read_syntax
+from kite.session import Session
+
+MEANING = REPO / "tests" / "meaning"
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session() as shared:
+        yield shared
+
+
+def run_unit(session, tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    [unit] = [found.read() for found in find_units([str(tmp_path / next(iter(files)))])]
+    return session.test(unit)
+
+
+def outcome_lines(report) -> list[str]:
+    return [f"{o.status} {o.case.name}: {o.message}".rstrip(": ") for o in report.outcomes]
+
+
+@pytest.mark.parametrize("program", sorted(MEANING.glob("*.kite")), ids=lambda p: p.stem)
+def test_each_program_compiles_and_passes_its_tests(session, program):
+    [unit] = [found.read() for found in find_units([str(program)])]
+    report = session.test(unit)
+    errors = [d.render() for d in report.check.diagnostics if d.severity is Severity.ERROR or d.id == "KT900"]
+    assert errors == []
+    assert [o.status for o in report.outcomes] == ["pass"] * len(report.outcomes), outcome_lines(report)
+
+
+def test_a_test_file_s_standard_library_names_are_the_standard_library_s_whatever_the_program_s_constants_are_called(session, tmp_path):
+    program = "module Answer\n\nlet len = 3\nlet sorted = [9]\nlet upper = \"x\"\n\nfn answer() -> int\n    return len\n"
+    tests = (
+        'module Answer\n\ntest "the real len and sorted"\n'
+        '    expect len("abcdef") == 6\n    expect sorted([3, 1]) == [1, 3]\n    expect answer() == 3\n'
+        '    expect join(["a", "b"].Select(upper), "+") == "A+B"\n'
+    )
+    report = run_unit(session, tmp_path, {"answer.kite": program, "answer.test.kite": tests})
+    assert outcome_lines(report) == ["pass the real len and sorted"]
+
+
+def test_a_function_with_a_standard_library_name_is_never_what_a_test_file_calls():
+    """KT008 refuses such a program; even so, the C# of the test file names the standard library itself."""
+    program = decode("answer.kite", b"module Answer\n\nfn len(text: str) -> int\n    return 3\n\nfn sorted(xs: list<int>) -> list<int>\n    return xs\n")
+    tests = decode("answer.test.kite", b'module Answer\n\ntest "t"\n    expect len("abc") == 3\n    expect sorted([2, 1]) == [1, 2]\n')
+    unit = Unit(program, (tests,))
+    modules = [read_syntax(source).module for source in unit.sources]
+    [_, (_, test_csharp)] = generate_unit(unit, modules).sources
+    assert 'kite__std::Kite.Std.len("abc")' in test_csharp and "kite__std::Kite.Std.sorted(" in test_csharp
+    assert " len(" not in test_csharp and " sorted(" not in test_csharp
+
+
+def test_c_sharp_s_hidden_keywords_cannot_change_a_let(session, tmp_path):
+    program = (
+        "module Hidden\n\nfn changed() -> int\n    let total = 1\n    __refvalue(__makeref(total), Int32) = 42\n    return total\n\n"
+        'test "a let stays what it was"\n    expect changed() == 1\n'
+    )
+    report = run_unit(session, tmp_path, {"hidden.kite": program})
+    assert not report.compiled
+    assert {d.line for d in report.check.diagnostics} == {5}
+
+
+def test_names_the_generator_uses_are_free_for_programs(session, tmp_path):
+    """A module called Kite, types called Runtime and Std, functions named like test methods and pattern variables."""
+    program = (
+        "module Kite\n\ntype Runtime\n    value: int\n\ntype Std\n    other: list<int>\n\n"
+        "fn kite_test__0_1() -> int\n    return 1\n\nfn kite_test_0_1() -> int\n    return 2\n\n"
+        "fn n__1(n: int?) -> int\n    if n != none\n        let n__2 = n + 1\n        return n__2\n    return 0\n\n"
+        "fn main__u() -> int\n    return 3\n\nfn Main() -> int\n    return 4\n\n"
+        'test "the program\'s names are its own"\n'
+        "    expect Runtime(1) == Runtime(1)\n    expect Std([1]) == Std([1])\n"
+        "    expect kite_test__0_1() + kite_test_0_1() == 3\n    expect n__1(4) == 5\n    expect main__u() + Main() == 7\n"
+        "    expect len(to_str(Runtime(5))) == 17\n"
+    )
+    report = run_unit(session, tmp_path, {"kite.kite": program})
+    assert [d.render() for d in report.check.diagnostics if d.severity is Severity.ERROR] == []
+    assert outcome_lines(report) == ["pass the program's names are its own"]
+
+
+def test_generated_c_sharp_escapes_every_line_end_c_sharp_knows():
+    text = 'module Ends\n\nfn f() -> str\n    return "a\u2028b\u2029c\u0085d" + f"{1}\u2028"\n\ntest "x\u2028y"\n    expect f() != "\u2028"\n'
+    module = read_syntax(decode("e\u2028\".kite", text.encode())).module
+    csharp = generate(module, "e\u2028\".kite", UnitSymbols.of([module], ["e\u2028\".kite"]))
+    assert not any(char in csharp for char in "\r\u0085\u2028\u2029")
+    assert '#line 3 "e__.kite"' in csharp
+
+
+def test_a_type_may_have_its_module_s_name_and_a_field_its_type_s_name(session, tmp_path):
+    program = (
+        "module Stack\n\ntype Stack\n    Stack: list<int>\n\nenum Kind\n    Kind\n    Other\n\n"
+        "fn push(s: Stack, x: int) -> Stack\n    return Stack([x])\n"
+    )
+    tests = 'module Stack\n\ntest "a type named like its module"\n    expect push(Stack([]), 1) == Stack([1])\n    expect push(Stack([]), 2).Stack == [2]\n    expect Kind.Kind != Kind.Other\n'
+    report = run_unit(session, tmp_path, {"stack.kite": program, "stack.test.kite": tests})
+    assert [d.id for d in report.check.diagnostics if d.severity is Severity.ERROR] == []
+    assert outcome_lines(report) == ["pass a type named like its module"]
+
+
+def test_a_file_name_with_a_quote_a_backslash_and_a_line_separator_keeps_its_compiler_diagnostics(tmp_path):
+    from conftest import run_kite
+
+    name = 'o"d\\d\u2028.kite'
+    (tmp_path / name).write_text('module Odd\n\nfn f() -> int\n    let x: int = "a"\n    return x\n', encoding="utf-8")
+    import json
+
+    result = run_kite(["check", "--format", "json", name], cwd=tmp_path)
+    [diagnostic] = json.loads(result.output)["diagnostics"]
+    assert (diagnostic["file"], diagnostic["line"], diagnostic["id"]) == (name, 4, "CS0029")
