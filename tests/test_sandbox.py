@@ -238,3 +238,13 @@ def test_the_answer_can_neither_nest_a_user_namespace_nor_reach_the_network(sess
         nests, connects = run_raw(session, code, "nests", "connects")
     assert nests.status == "pass", nests.message
     assert connects.status == "crash" and "SocketException" in connects.message
+
+
+def test_files_fill_only_the_two_small_tmpfs(session):
+    [outcome] = run_raw(session, (RAW / "fills_file_systems.cs").read_text(), "fill")
+    assert outcome.status == "pass", outcome.message
+    written = dict(line.rsplit(" ", 1) for line in outcome.output.splitlines())
+    assert {folder: int(count) for folder, count in written.items() if folder not in ("/tmp", "/work")} == {
+        "/": 0, "/dev": 0, "/dev/shm": 0, "/etc": 0, "/kite": 0}
+    assert 0 < int(written["/tmp"]) <= session.limits.file_mb and 0 < int(written["/work"]) <= session.limits.file_mb
+

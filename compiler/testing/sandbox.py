@@ -55,6 +55,8 @@ class Sandbox:
         words += ["--ro-bind", str(host_dir), HOST_DIR, "--proc", "/proc", "--dev", "/dev"]
         for folder in ("/tmp", WORK_DIR):
             words += ["--size", str(tmpfs_bytes), "--tmpfs", folder]
+        # The root and /dev are tmpfs with no size of their own: writable, they would hold files without limit.
+        words += ["--remount-ro", "/dev", "--remount-ro", "/"]
         return [*words, "--chdir", WORK_DIR, "--", *host]
 
 
