@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import threading
 import time
 import uuid
 import xml.etree.ElementTree as ElementTree
@@ -21,7 +22,7 @@ from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
 from kite.session import Session, UnitReport
 from kite.testing.outcomes import TestCase, TestReport
-from kite.testing.worker import TAMPERED, Limits
+from kite.testing.worker import TAMPERED, Limits, ProcessPool, TestRequest, run_answer
 
 HOSTILE = REPO / "tests" / "hostile"
 RAW = HOSTILE / "raw"
@@ -247,4 +248,37 @@ def test_files_fill_only_the_two_small_tmpfs(session):
     assert {folder: int(count) for folder, count in written.items() if folder not in ("/tmp", "/work")} == {
         "/": 0, "/dev": 0, "/dev/shm": 0, "/etc": 0, "/kite": 0}
     assert 0 < int(written["/tmp"]) <= session.limits.file_mb and 0 < int(written["/work"]) <= session.limits.file_mb
+
+
+def threads_of_other_users() -> int:
+    """The most threads any process not run by kite's own user has: a sandboxed test host."""
+    most = 0
+    for entry in os.listdir("/proc"):
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "0").split()[0]) != os.getuid():
+            most = max(most, int(fields.get("Threads", "0")))
+    return most
+
+
+def test_a_thread_bomb_held_by_one_answer_leaves_other_answers_graded_meanwhile_their_threads(session):
+    code = (RAW / "holds_threads.cs").read_text()
+    bomb = threading.Thread(target=lambda: run_raw(session, code, "hold"))
+    bomb.start()
+    try:
+        deadline = time.monotonic() + 20
+        while threads_of_other_users() < 240 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threads_of_other_users() >= 240
+        meanwhile = ProcessPool(session.sandbox, session.pool.host_dir, session.limits)  # another grader on the machine
+        try:
+            [other] = run_answer(meanwhile, raw_image(session, code), [TestRequest("Raw", "needs_threads")])
+        finally:
+            meanwhile.close()
+        assert other.status == "pass", other.message
+    finally:
+        bomb.join()
 

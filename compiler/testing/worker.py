@@ -112,7 +112,7 @@ class TestProcess:
         else:
             env, cwd = {}, None  # bubblewrap clears the environment and sets the host's own
         command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.file_mb << 20)
-        limit_processes = sandbox.as_nobody or os.geteuid() != 0  # root's own count would starve it
+        limit_processes = sandbox.own_user or os.geteuid() != 0  # root's own count would starve it
 
         def apply_limits():
             if limit_processes:
