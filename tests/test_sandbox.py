@@ -282,3 +282,7 @@ def test_a_thread_bomb_held_by_one_answer_leaves_other_answers_graded_meanwhile_
     finally:
         bomb.join()
 
+
+def test_an_answer_reading_its_own_memory_finds_no_key_to_sign_a_pass(session):
+    [outcome] = run_raw(session, (RAW / "reads_key_from_memory.cs").read_text(), "forge")
+    assert outcome.status != "pass"
