@@ -286,3 +286,19 @@ def test_a_thread_bomb_held_by_one_answer_leaves_other_answers_graded_meanwhile_
 def test_an_answer_reading_its_own_memory_finds_no_key_to_sign_a_pass(session):
     [outcome] = run_raw(session, (RAW / "reads_key_from_memory.cs").read_text(), "forge")
     assert outcome.status != "pass"
+
+
+RAW_IN_A_REPORT = "\x1b\x07\u202e\u2028\x85"
+
+
+@pytest.mark.parametrize("output_format", ["text", "github", "junit", "json"])
+def test_controls_in_a_test_name_reach_no_report_raw(session, output_format):
+    from kite.cli import emitters
+
+    program = HOSTILE / "names_with_controls.kite"
+    tests = session.test(Unit(read(str(program))))
+    [outcome] = tests.outcomes
+    assert outcome.status == "fail" and "\x1b[2J" in outcome.case.name
+    report = emitters.emitter(output_format).test([UnitReport(tests.program, check=tests.check, tests=tests)])
+    assert not any(character in report for character in RAW_IN_A_REPORT), repr(report)
+    assert report.splitlines()[-1].strip() in ("0 passed, 1 failed", "</testsuites>", "}")
