@@ -302,3 +302,9 @@ def test_controls_in_a_test_name_reach_no_report_raw(session, output_format):
     report = emitters.emitter(output_format).test([UnitReport(tests.program, check=tests.check, tests=tests)])
     assert not any(character in report for character in RAW_IN_A_REPORT), repr(report)
     assert report.splitlines()[-1].strip() in ("0 passed, 1 failed", "</testsuites>", "}")
+
+
+def test_kernel_buffers_an_answer_can_hold_are_bounded_by_its_descriptors(session):
+    [outcome] = run_raw(session, (RAW / "hoards_socket_buffers.cs").read_text(), "hoard")
+    assert outcome.status == "pass", outcome.message
+    assert int(outcome.output) < 128 << 20

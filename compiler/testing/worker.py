@@ -7,7 +7,7 @@ enforced, and how (docs/cli.md has the threat model):
   remaining tests go to a fresh process;
 - memory: the .NET GC heap is capped (DOTNET_GCHeapHardLimit), and a watchdog kills the process tree past twice that
   in RSS; /tmp and the working folder are tmpfs of a fixed size;
-- processes and files: RLIMIT_NPROC and RLIMIT_FSIZE;
+- processes, files and descriptors: RLIMIT_NPROC, RLIMIT_FSIZE and RLIMIT_NOFILE (kernel buffers behind sockets);
 - results: signed lines on the process's stdout, under a key sent on its stdin (never in its environment, command
   line or a file); a line that does not verify fails the answer;
 - output and messages: capped in the host, and every read here is capped too;
@@ -48,6 +48,7 @@ class Limits:
     budget_seconds: float = 60.0  # each answer: all its tests, restarts included
     heap_mb: int = 512
     processes: int = 256  # threads count too on Linux; .NET itself runs a few dozen
+    descriptors: int = 256  # .NET itself holds about 40; each socket can pin ~200 KB of kernel memory no RSS shows
     file_mb: int = 16  # RLIMIT_FSIZE, and the size of each tmpfs
     output_chars: int = 64 * 1024  # a test's captured output
     message_chars: int = 4096  # a failure's message
@@ -118,6 +119,7 @@ class TestProcess:
             if limit_processes:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb << 20, limits.file_mb << 20))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limits.descriptors, limits.descriptors))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         self.process = subprocess.Popen(
