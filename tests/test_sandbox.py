@@ -308,3 +308,18 @@ def test_kernel_buffers_an_answer_can_hold_are_bounded_by_its_descriptors(sessio
     [outcome] = run_raw(session, (RAW / "hoards_socket_buffers.cs").read_text(), "hoard")
     assert outcome.status == "pass", outcome.message
     assert int(outcome.output) < 128 << 20
+
+
+@pytest.mark.parametrize("lie", ["named_like_a_failure", "message_throws", "message_never_returns", "message_overflows",
+                                 "fails_fast", "stops_itself", "writes_half_a_line"])
+def test_no_lie_told_to_the_host_passes_and_the_supervisor_goes_on(session, lie):
+    limits = Limits(timeout_seconds=1)
+    pool = ProcessPool(session.sandbox, session.pool.host_dir, limits, ahead=0)
+    try:
+        hostile, honest = run_answer(pool, raw_image(session, (RAW / "lies_to_the_host.cs").read_text()),
+                                     [TestRequest("Raw", lie), TestRequest("Raw", "honest")])
+    finally:
+        pool.close()
+    assert hostile.status in ("fail", "crash", "timeout") and "PASS" not in hostile.message.split("\n")
+    assert hostile.seconds < limits.timeout_seconds + 2
+    assert honest.status == "pass" or (hostile.tampered and honest.status == "crash")
