@@ -247,7 +247,7 @@ def test_files_fill_only_the_two_small_tmpfs(session):
     written = dict(line.rsplit(" ", 1) for line in outcome.output.splitlines())
     assert {folder: int(count) for folder, count in written.items() if folder not in ("/tmp", "/work")} == {
         "/": 0, "/dev": 0, "/dev/shm": 0, "/etc": 0, "/kite": 0}
-    assert 0 < int(written["/tmp"]) <= session.limits.file_mb and 0 < int(written["/work"]) <= session.limits.file_mb
+    assert 0 < int(written["/tmp"]) <= session.limits.tmpfs_mb and 0 < int(written["/work"]) <= session.limits.tmpfs_mb
 
 
 def threads_of_other_users() -> int:
@@ -323,3 +323,9 @@ def test_no_lie_told_to_the_host_passes_and_the_supervisor_goes_on(session, lie)
     assert hostile.status in ("fail", "crash", "timeout") and "PASS" not in hostile.message.split("\n")
     assert hostile.seconds < limits.timeout_seconds + 2
     assert honest.status == "pass" or (hostile.tampered and honest.status == "crash")
+
+
+def test_anonymous_files_held_open_are_as_small_as_any_file(session):
+    [outcome] = run_raw(session, (RAW / "hoards_memfd.cs").read_text(), "hoard")
+    assert outcome.status == "pass", outcome.message
+    assert 0 < int(outcome.output) <= 20 << 20  # a MiB a file, not the 16 MiB of a tmpfs

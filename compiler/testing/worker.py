@@ -6,7 +6,8 @@ enforced, and how (docs/cli.md has the threat model):
 - time: each test has a limit and each answer a budget; past either, the process is killed, and the answer's
   remaining tests go to a fresh process;
 - memory: the .NET GC heap is capped (DOTNET_GCHeapHardLimit), and a watchdog kills the process tree past twice that
-  in RSS; /tmp and the working folder are tmpfs of a fixed size;
+  in RSS; what no RSS shows is bounded by other limits: /tmp and the working folder are tmpfs of a fixed size, a file
+  (memfd too) is small, and descriptors (each a file or a socket's buffers) are few;
 - processes, files and descriptors: RLIMIT_NPROC, RLIMIT_FSIZE and RLIMIT_NOFILE (kernel buffers behind sockets);
 - results: signed lines on the process's stdout, under a key sent on its stdin (never in its environment, command
   line or a file); a line that does not verify fails the answer;
@@ -49,7 +50,8 @@ class Limits:
     heap_mb: int = 512
     processes: int = 256  # threads count too on Linux; .NET itself runs a few dozen
     descriptors: int = 256  # .NET itself holds about 40; each socket can pin ~200 KB of kernel memory no RSS shows
-    file_mb: int = 16  # RLIMIT_FSIZE, and the size of each tmpfs
+    file_mb: int = 1  # RLIMIT_FSIZE: one file, memfd too (one held open, or in flight on a socket, is in no RSS)
+    tmpfs_mb: int = 16  # each of /tmp and the working folder
     output_chars: int = 64 * 1024  # a test's captured output
     message_chars: int = 4096  # a failure's message
     load_seconds: float = 10.0  # from the answer's arrival to its assembly being loaded
@@ -92,6 +94,7 @@ def host_environment(limits: Limits, home: str, temp: str) -> dict[str, str]:
         "DOTNET_NOLOGO": "1",
         "DOTNET_EnableDiagnostics": "0",  # no debugger or EventPipe socket
         "DOTNET_gcServer": "0",
+        "DOTNET_EnableWriteXorExecute": "0",  # its code's memfd would need files past RLIMIT_FSIZE
         "DOTNET_GCHeapHardLimit": hex(limits.heap_mb * 1024 * 1024),
     }
 
@@ -112,7 +115,7 @@ class TestProcess:
             cwd = str(self.scratch)
         else:
             env, cwd = {}, None  # bubblewrap clears the environment and sets the host's own
-        command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.file_mb << 20)
+        command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20)
         limit_processes = sandbox.own_user or os.geteuid() != 0  # root's own count would starve it
 
         def apply_limits():
