@@ -329,3 +329,8 @@ def test_anonymous_files_held_open_are_as_small_as_any_file(session):
     [outcome] = run_raw(session, (RAW / "hoards_memfd.cs").read_text(), "hoard")
     assert outcome.status == "pass", outcome.message
     assert 0 < int(outcome.output) <= 20 << 20  # a MiB a file, not the 16 MiB of a tmpfs
+
+
+def test_system_v_shared_memory_and_queues_are_refused(session):
+    [outcome] = run_raw(session, (RAW / "hoards_sysv_memory.cs").read_text(), "hoard")
+    assert (outcome.status, outcome.output) == ("pass", "0 no queue")

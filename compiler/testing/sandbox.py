@@ -3,7 +3,7 @@
 bubblewrap gives the process new user, pid, network, ipc, uts and mount namespaces. Its file system is a fresh
 tmpfs root with only the .NET runtime, the shared libraries and the test host bound read-only, a private tmpfs for
 `/tmp` and for the working folder, and an empty environment. When the process ends, its pid namespace ends with it:
-nothing the answer started survives. Where kite runs as root, each process gets a user of its own (an unused uid
+nothing the answer started survives. A seccomp filter refuses System V IPC (kite.testing.seccomp). Where kite runs as root, each process gets a user of its own (an unused uid
 drawn at random), so that limits counted per user (RLIMIT_NPROC) are one answer's alone.
 """
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import ToolchainError
+from kite.testing import seccomp
 
 # Far above the ids distributions give accounts (below 65536): inside the sandbox such a user owns only its tmpfs.
 OWN_USERS = range(1 << 28, 1 << 31)
@@ -45,13 +46,13 @@ class Sandbox:
         nested = ", no nested user namespaces" if self.no_nested_namespaces else ""
         return f"bubblewrap: own user, pid, network, ipc, uts and mount namespaces{nested}, read-only runtime, tmpfs /tmp and {WORK_DIR}, {user}"
 
-    def command(self, host_dir: Path, environment: dict[str, str], tmpfs_bytes: int) -> list[str]:
-        """The full argv that starts the test host in this sandbox."""
+    def command(self, host_dir: Path, environment: dict[str, str], tmpfs_bytes: int, seccomp_fd: int | None = None) -> list[str]:
+        """The full argv that starts the test host in this sandbox; seccomp_fd (kite.testing.seccomp) must be passed."""
         dotnet = str(Path(dotnet_executable()).resolve())
         host = [dotnet, f"{HOST_DIR}/KiteTestHost.dll"]
         if self.mode == "none":
             return [dotnet, str(host_dir / "KiteTestHost.dll")]
-        words = [*_launcher(self.bwrap, self.setpriv), *_isolation(self.no_nested_namespaces)]
+        words = [*_launcher(self.bwrap, self.setpriv), *_isolation(self.no_nested_namespaces), *_filter(seccomp_fd)]
         for name, value in sorted(environment.items()):
             words += ["--setenv", name, value]
         words += _runtime_binds(dotnet)
@@ -95,6 +96,10 @@ def _runtime_binds(dotnet: str) -> list[str]:
     return words
 
 
+def _filter(seccomp_fd: int | None) -> list[str]:
+    return [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
+
+
 def _isolation(no_nested_namespaces: bool) -> list[str]:
     return [*NAMESPACES, *(["--disable-userns"] if no_nested_namespaces else []), "--die-with-parent", "--new-session", "--clearenv"]
 
@@ -117,12 +122,17 @@ def bubblewrap() -> Sandbox:
     dotnet = str(Path(dotnet_executable()).resolve())
     refusals = []
     for setpriv, no_nested in itertools.product(_setprivs(), (True, False)):
-        probe = [*_launcher(bwrap, setpriv), *_isolation(no_nested), *_runtime_binds(dotnet), "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
+        filter_fd = seccomp.descriptor()
+        probe = [*_launcher(bwrap, setpriv), *_isolation(no_nested), *_filter(filter_fd), *_runtime_binds(dotnet),
+                 "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
         try:
-            done = subprocess.run(probe, capture_output=True, timeout=30)
+            done = subprocess.run(probe, capture_output=True, timeout=30, pass_fds=() if filter_fd is None else (filter_fd,))
         except (OSError, subprocess.TimeoutExpired) as error:
             refusals.append(str(error))
             continue
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         if done.returncode == 0 and b"Microsoft.NETCore.App" in done.stdout:
             return Sandbox("bubblewrap", bwrap, setpriv, no_nested)
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.display import well_formed
+from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
 READ_CHUNK = 1 << 16
@@ -115,7 +116,7 @@ class TestProcess:
             cwd = str(self.scratch)
         else:
             env, cwd = {}, None  # bubblewrap clears the environment and sets the host's own
-        command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20)
+        filter_fd = seccomp.descriptor() if sandbox.mode != "none" else None
         limit_processes = sandbox.own_user or os.geteuid() != 0  # root's own count would starve it
 
         def apply_limits():
@@ -125,10 +126,15 @@ class TestProcess:
             resource.setrlimit(resource.RLIMIT_NOFILE, (limits.descriptors, limits.descriptors))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd, env=env, start_new_session=True, preexec_fn=apply_limits,
-        )
+        try:
+            self.process = subprocess.Popen(
+                sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20, filter_fd),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                start_new_session=True, preexec_fn=apply_limits, pass_fds=() if filter_fd is None else (filter_fd,),
+            )
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)  # bubblewrap has its own copy
         self.stderr_tail: deque[bytes] = deque()
         self.stderr_kept = 0
 
