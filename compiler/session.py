@@ -250,7 +250,7 @@ class Session:
 
 
 def readable_folder(path: Path) -> Path:
-    """A folder kite writes and the sandbox (maybe running as nobody) may only read."""
+    """A folder kite writes and the sandbox (running as a user of its own) may only read."""
     path.mkdir(parents=True, exist_ok=True)
     path.chmod(0o755)
     return path

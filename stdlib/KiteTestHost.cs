@@ -23,8 +23,9 @@ public static class KiteTestHost
         System.Globalization.CultureInfo.CurrentCulture = System.Globalization.CultureInfo.InvariantCulture;
 
         var channel = Console.OpenStandardOutput();
-        var requests = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false));
-        var key = Convert.FromHexString(requests.ReadLine() ?? "");
+        var input = Console.OpenStandardInput();
+        var key = ReadKey(input);
+        var requests = new StreamReader(input, new UTF8Encoding(false));
         var limits = (requests.ReadLine() ?? "").Split(' ');
         var outputLimit = int.Parse(limits[0]);
         var messageLimit = int.Parse(limits[1]);
@@ -41,13 +42,26 @@ public static class KiteTestHost
         Console.SetError(capture);
 
         var sequence = 0;
+        // The signature is never a string and its line is wiped once written: a signed line left in memory would let
+        // code that reads this process's memory test which bytes are the key.
         void Send(string fields)
         {
-            var payload = "{\"sequence\":" + sequence++ + "," + fields + "}";
-            var signature = Convert.ToHexString(HMACSHA256.HashData(key, Encoding.UTF8.GetBytes(payload)));
-            var line = Encoding.UTF8.GetBytes(signature + " " + payload + "\n");
+            var payload = Encoding.UTF8.GetBytes("{\"sequence\":" + sequence++ + "," + fields + "}");
+            var line = new byte[2 * HMACSHA256.HashSizeInBytes + 1 + payload.Length + 1];
+            Span<byte> signature = stackalloc byte[HMACSHA256.HashSizeInBytes];
+            HMACSHA256.HashData(key, payload, signature);
+            for (var at = 0; at < signature.Length; at++)
+            {
+                line[2 * at] = (byte)"0123456789ABCDEF"[signature[at] >> 4];
+                line[2 * at + 1] = (byte)"0123456789ABCDEF"[signature[at] & 15];
+            }
+            line[2 * signature.Length] = (byte)' ';
+            payload.CopyTo(line, 2 * signature.Length + 1);
+            line[^1] = (byte)'\n';
             channel.Write(line, 0, line.Length);
             channel.Flush();
+            CryptographicOperations.ZeroMemory(signature);
+            CryptographicOperations.ZeroMemory(line);
         }
 
         Assembly program;
@@ -70,6 +84,30 @@ public static class KiteTestHost
         }
         return 0;
     }
+
+    // The key's line (hex and a newline), read straight from stdin: never a string, never in a reader's buffer, and
+    // wiped, so the only copy in memory is the key itself (a string would outlive this method on the heap).
+    private static byte[] ReadKey(Stream input)
+    {
+        Span<byte> hex = stackalloc byte[2 * KeyBytes + 1];
+        input.ReadExactly(hex);
+        var key = new byte[KeyBytes];
+        for (var at = 0; at < key.Length; at++)
+        {
+            key[at] = (byte)(Nibble(hex[2 * at]) << 4 | Nibble(hex[2 * at + 1]));
+        }
+        CryptographicOperations.ZeroMemory(hex);
+        return key;
+    }
+
+    private const int KeyBytes = 32;
+
+    private static int Nibble(byte digit) => digit switch
+    {
+        >= (byte)'0' and <= (byte)'9' => digit - '0',
+        >= (byte)'a' and <= (byte)'f' => digit - 'a' + 10,
+        _ => throw new FormatException("the key is not lowercase hex"),
+    };
 
     // Its own method, so the lambda's closure cannot share a class (and so fields) with Main's key and channel.
     private static void LoadStdlib()

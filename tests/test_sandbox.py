@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import threading
 import time
 import uuid
 import xml.etree.ElementTree as ElementTree
@@ -21,7 +22,7 @@ from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
 from kite.session import Session, UnitReport
 from kite.testing.outcomes import TestCase, TestReport
-from kite.testing.worker import TAMPERED, Limits
+from kite.testing.worker import TAMPERED, Limits, ProcessPool, TestRequest, run_answer
 
 HOSTILE = REPO / "tests" / "hostile"
 RAW = HOSTILE / "raw"
@@ -238,3 +239,98 @@ def test_the_answer_can_neither_nest_a_user_namespace_nor_reach_the_network(sess
         nests, connects = run_raw(session, code, "nests", "connects")
     assert nests.status == "pass", nests.message
     assert connects.status == "crash" and "SocketException" in connects.message
+
+
+def test_files_fill_only_the_two_small_tmpfs(session):
+    [outcome] = run_raw(session, (RAW / "fills_file_systems.cs").read_text(), "fill")
+    assert outcome.status == "pass", outcome.message
+    written = dict(line.rsplit(" ", 1) for line in outcome.output.splitlines())
+    assert {folder: int(count) for folder, count in written.items() if folder not in ("/tmp", "/work")} == {
+        "/": 0, "/dev": 0, "/dev/shm": 0, "/etc": 0, "/kite": 0}
+    assert 0 < int(written["/tmp"]) <= session.limits.tmpfs_mb and 0 < int(written["/work"]) <= session.limits.tmpfs_mb
+
+
+def threads_of_other_users() -> int:
+    """The most threads any process not run by kite's own user has: a sandboxed test host."""
+    most = 0
+    for entry in os.listdir("/proc"):
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "0").split()[0]) != os.getuid():
+            most = max(most, int(fields.get("Threads", "0")))
+    return most
+
+
+def test_a_thread_bomb_held_by_one_answer_leaves_other_answers_graded_meanwhile_their_threads(session):
+    code = (RAW / "holds_threads.cs").read_text()
+    bomb = threading.Thread(target=lambda: run_raw(session, code, "hold"))
+    bomb.start()
+    try:
+        deadline = time.monotonic() + 20
+        while threads_of_other_users() < 240 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threads_of_other_users() >= 240
+        meanwhile = ProcessPool(session.sandbox, session.pool.host_dir, session.limits)  # another grader on the machine
+        try:
+            [other] = run_answer(meanwhile, raw_image(session, code), [TestRequest("Raw", "needs_threads")])
+        finally:
+            meanwhile.close()
+        assert other.status == "pass", other.message
+    finally:
+        bomb.join()
+
+
+def test_an_answer_reading_its_own_memory_finds_no_key_to_sign_a_pass(session):
+    [outcome] = run_raw(session, (RAW / "reads_key_from_memory.cs").read_text(), "forge")
+    assert outcome.status != "pass"
+
+
+RAW_IN_A_REPORT = "\x1b\x07\u202e\u2028\x85"
+
+
+@pytest.mark.parametrize("output_format", ["text", "github", "junit", "json"])
+def test_controls_in_a_test_name_reach_no_report_raw(session, output_format):
+    from kite.cli import emitters
+
+    program = HOSTILE / "names_with_controls.kite"
+    tests = session.test(Unit(read(str(program))))
+    [outcome] = tests.outcomes
+    assert outcome.status == "fail" and "\x1b[2J" in outcome.case.name
+    report = emitters.emitter(output_format).test([UnitReport(tests.program, check=tests.check, tests=tests)])
+    assert not any(character in report for character in RAW_IN_A_REPORT), repr(report)
+    assert report.splitlines()[-1].strip() in ("0 passed, 1 failed", "</testsuites>", "}")
+
+
+def test_kernel_buffers_an_answer_can_hold_are_bounded_by_its_descriptors(session):
+    [outcome] = run_raw(session, (RAW / "hoards_socket_buffers.cs").read_text(), "hoard")
+    assert outcome.status == "pass", outcome.message
+    assert int(outcome.output) < 128 << 20
+
+
+@pytest.mark.parametrize("lie", ["named_like_a_failure", "message_throws", "message_never_returns", "message_overflows",
+                                 "fails_fast", "stops_itself", "writes_half_a_line"])
+def test_no_lie_told_to_the_host_passes_and_the_supervisor_goes_on(session, lie):
+    limits = Limits(timeout_seconds=1)
+    pool = ProcessPool(session.sandbox, session.pool.host_dir, limits, ahead=0)
+    try:
+        hostile, honest = run_answer(pool, raw_image(session, (RAW / "lies_to_the_host.cs").read_text()),
+                                     [TestRequest("Raw", lie), TestRequest("Raw", "honest")])
+    finally:
+        pool.close()
+    assert hostile.status in ("fail", "crash", "timeout") and "PASS" not in hostile.message.split("\n")
+    assert hostile.seconds < limits.timeout_seconds + 2
+    assert honest.status == "pass" or (hostile.tampered and honest.status == "crash")
+
+
+def test_anonymous_files_held_open_are_as_small_as_any_file(session):
+    [outcome] = run_raw(session, (RAW / "hoards_memfd.cs").read_text(), "hoard")
+    assert outcome.status == "pass", outcome.message
+    assert 0 < int(outcome.output) <= 20 << 20  # a MiB a file, not the 16 MiB of a tmpfs
+
+
+def test_system_v_shared_memory_and_queues_are_refused(session):
+    [outcome] = run_raw(session, (RAW / "hoards_sysv_memory.cs").read_text(), "hoard")
+    assert (outcome.status, outcome.output) == ("pass", "0 no queue")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kite import diagnostics as diag
 from kite.cli.emitters.text import describe_outcome
+from kite.display import visible
 
 
 def _data(text: str) -> str:
@@ -15,10 +16,12 @@ def _property(text: str) -> str:
 
 
 def _command(level: str, file: str, line: int, column: int, title: str, message: str) -> str:
-    where = [f"file={_property(file)}", f"line={max(line, 1)}", f"endLine={max(line, 1)}"]
+    # Any of the three can quote the answer (a test's name, a diagnostic about it): escaped like the text report, so
+    # no terminal escape or bidi control reaches the log raw.
+    where = [f"file={_property(visible(file))}", f"line={max(line, 1)}", f"endLine={max(line, 1)}"]
     if column:
         where.append(f"col={column}")
-    return f"::{level} {','.join(where)},title={_property(title)}::{_data(message)}"
+    return f"::{level} {','.join(where)},title={_property(visible(title))}::{_data(visible(message))}"
 
 
 def _annotation(d) -> str:

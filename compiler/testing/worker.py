@@ -6,8 +6,9 @@ enforced, and how (docs/cli.md has the threat model):
 - time: each test has a limit and each answer a budget; past either, the process is killed, and the answer's
   remaining tests go to a fresh process;
 - memory: the .NET GC heap is capped (DOTNET_GCHeapHardLimit), and a watchdog kills the process tree past twice that
-  in RSS; /tmp and the working folder are tmpfs of a fixed size;
-- processes and files: RLIMIT_NPROC and RLIMIT_FSIZE;
+  in RSS; what no RSS shows is bounded by other limits: /tmp and the working folder are tmpfs of a fixed size, a file
+  (memfd too) is small, and descriptors (each a file or a socket's buffers) are few;
+- processes, files and descriptors: RLIMIT_NPROC, RLIMIT_FSIZE and RLIMIT_NOFILE (kernel buffers behind sockets);
 - results: signed lines on the process's stdout, under a key sent on its stdin (never in its environment, command
   line or a file); a line that does not verify fails the answer;
 - output and messages: capped in the host, and every read here is capped too;
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.display import well_formed
+from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
 READ_CHUNK = 1 << 16
@@ -48,7 +50,9 @@ class Limits:
     budget_seconds: float = 60.0  # each answer: all its tests, restarts included
     heap_mb: int = 512
     processes: int = 256  # threads count too on Linux; .NET itself runs a few dozen
-    file_mb: int = 16  # RLIMIT_FSIZE, and the size of each tmpfs
+    descriptors: int = 256  # .NET itself holds about 40; each socket can pin ~200 KB of kernel memory no RSS shows
+    file_mb: int = 1  # RLIMIT_FSIZE: one file, memfd too (one held open, or in flight on a socket, is in no RSS)
+    tmpfs_mb: int = 16  # each of /tmp and the working folder
     output_chars: int = 64 * 1024  # a test's captured output
     message_chars: int = 4096  # a failure's message
     load_seconds: float = 10.0  # from the answer's arrival to its assembly being loaded
@@ -91,6 +95,7 @@ def host_environment(limits: Limits, home: str, temp: str) -> dict[str, str]:
         "DOTNET_NOLOGO": "1",
         "DOTNET_EnableDiagnostics": "0",  # no debugger or EventPipe socket
         "DOTNET_gcServer": "0",
+        "DOTNET_EnableWriteXorExecute": "0",  # its code's memfd would need files past RLIMIT_FSIZE
         "DOTNET_GCHeapHardLimit": hex(limits.heap_mb * 1024 * 1024),
     }
 
@@ -111,19 +116,25 @@ class TestProcess:
             cwd = str(self.scratch)
         else:
             env, cwd = {}, None  # bubblewrap clears the environment and sets the host's own
-        command = sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.file_mb << 20)
-        limit_processes = sandbox.as_nobody or os.geteuid() != 0  # root's own count would starve it
+        filter_fd = seccomp.descriptor() if sandbox.mode != "none" else None
+        limit_processes = sandbox.own_user or os.geteuid() != 0  # root's own count would starve it
 
         def apply_limits():
             if limit_processes:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb << 20, limits.file_mb << 20))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limits.descriptors, limits.descriptors))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd, env=env, start_new_session=True, preexec_fn=apply_limits,
-        )
+        try:
+            self.process = subprocess.Popen(
+                sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20, filter_fd),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                start_new_session=True, preexec_fn=apply_limits, pass_fds=() if filter_fd is None else (filter_fd,),
+            )
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)  # bubblewrap has its own copy
         self.stderr_tail: deque[bytes] = deque()
         self.stderr_kept = 0
 
