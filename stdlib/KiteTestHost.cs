@@ -23,6 +23,8 @@ public static class KiteTestHost
         System.Globalization.CultureInfo.CurrentCulture = System.Globalization.CultureInfo.InvariantCulture;
 
         var channel = Console.OpenStandardOutput();
+        channel.Write(Encoding.ASCII.GetBytes("ready\n")); // booted: from here on the answer's own time counts
+        channel.Flush();
         var input = Console.OpenStandardInput();
         var key = ReadKey(input);
         var requests = new StreamReader(input, new UTF8Encoding(false));

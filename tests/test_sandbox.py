@@ -334,3 +334,14 @@ def test_anonymous_files_held_open_are_as_small_as_any_file(session):
 def test_system_v_shared_memory_and_queues_are_refused(session):
     [outcome] = run_raw(session, (RAW / "hoards_sysv_memory.cs").read_text(), "hoard")
     assert (outcome.status, outcome.output) == ("pass", "0 no queue")
+
+
+def test_a_test_process_that_cannot_start_is_a_toolchain_error_not_an_answers_crash():
+    from kite.errors import ToolchainError
+
+    with Session(limits=Limits(timeout_seconds=5)) as broken:
+        pool = broken.pool
+        pool.close()
+        (pool.host_dir / "KiteTestHost.dll").unlink()
+        with pytest.raises(ToolchainError, match="a test process did not start"):
+            run_raw(broken, "public static class Raw { public static void ok() { } }", "ok")

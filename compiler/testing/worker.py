@@ -35,12 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.display import well_formed
+from kite.errors import ToolchainError
 from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
 READ_CHUNK = 1 << 16
 STDERR_KEPT = 4096
 POLL_SECONDS = 0.05
+BOOT_SECONDS = 120.0  # starting .NET in a new sandbox: never charged to an answer, but a machine that cannot is broken
 TAMPERED = "the results channel was written by something other than the test host"
 
 
@@ -136,6 +138,7 @@ class TestProcess:
             if filter_fd is not None:
                 os.close(filter_fd)  # bubblewrap has its own copy
         self.stderr_tail: deque[bytes] = deque()
+        self.channel = _Channel(self)
         self.stderr_kept = 0
 
     @property
@@ -162,7 +165,8 @@ class TestProcess:
         key = secrets.token_bytes(32)
         request = [key.hex(), f"{self.limits.output_chars} {self.limits.message_chars}", str(len(tests)),
                    *(f"{t.type_name} {t.method}" for t in tests), base64.b64encode(image).decode()]
-        channel = _Channel(self, key)
+        channel = self.channel
+        channel.key = key
         started = time.monotonic()
         if not self._send("".join(line + "\n" for line in request).encode(), started + self.limits.load_seconds):
             return [self._ended("crash", f"the test host died before the answer arrived{self._stderr_reason()}", 0.0)]
@@ -227,9 +231,9 @@ class TestProcess:
 class _Channel:
     """The host's signed result lines, read with a deadline, a length cap and a memory watchdog."""
 
-    def __init__(self, process: TestProcess, key: bytes):
+    def __init__(self, process: TestProcess):
         self.owner = process
-        self.key = key
+        self.key = b""  # the answer's key, set when the answer is sent
         self.sequence = 0
         self.buffer = b""
         self.forged = False
@@ -275,6 +279,24 @@ class _Channel:
                 if owner._tree_rss() > owner.limits.rss_limit_bytes:
                     self.out_of_memory = True
                     return None
+
+    def ready(self, deadline: float) -> bool:
+        """The host's first line, before any answer exists: it has booted and waits for one."""
+        stdout = self.owner.process.stdout
+        while b"\n" not in self.buffer and time.monotonic() < deadline and not self.died:
+            for selected, _ in self.selector.select(POLL_SECONDS):
+                try:
+                    chunk = os.read(selected.fd, READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                if selected.data is not stdout:
+                    self.owner._keep_stderr(chunk)
+                elif chunk:
+                    self.buffer += chunk
+                else:
+                    self.died = True
+        line, found, self.buffer = self.buffer.partition(b"\n")
+        return bool(found) and line == b"ready"
 
     def _verified(self, line: bytes) -> dict | None:
         signature, _, payload = line.partition(b" ")
@@ -354,16 +376,19 @@ class ProcessPool:
 def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> list[RawResult]:
     """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process."""
     limits = pool.limits
-    budget_end = time.monotonic() + limits.budget_seconds
+    budget_end: float | None = None  # the budget starts when the first process is ready, so booting is never charged
     results: list[RawResult] = []
     while len(results) < len(tests):
         left = len(tests) - len(results)
         if results and results[-1].tampered:
             return results + [RawResult("crash", f"not run: {TAMPERED}")] * left
-        if time.monotonic() >= budget_end:
+        if budget_end is not None and time.monotonic() >= budget_end:
             return results + [RawResult("timeout", f"not run: the answer's time budget of {limits.budget_seconds:g} s ran out")] * left
         process = pool.take()
         try:
+            if not process.channel.ready(time.monotonic() + BOOT_SECONDS):
+                raise ToolchainError(f"a test process did not start within {BOOT_SECONDS:g} s{process._stderr_reason()}")
+            budget_end = budget_end or time.monotonic() + limits.budget_seconds
             results += process.run(image, tests[len(results):], budget_end)
         finally:
             process.kill()
