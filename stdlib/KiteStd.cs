@@ -127,6 +127,22 @@ namespace Kite
         }
     }
 
+    /// <summary>A string being ordered (Runtime.Ordered): named as Kite names it, so a comparison C# refuses says
+    /// `Kite.str` and `int`.</summary>
+#pragma warning disable CS8981 // lowercase on purpose: it is Kite's name for the type
+    public readonly struct str
+#pragma warning restore CS8981
+    {
+        private readonly string text;
+
+        public str(string text) => this.text = text;
+
+        public static bool operator <(str left, str right) => string.CompareOrdinal(left.text, right.text) < 0;
+        public static bool operator <=(str left, str right) => string.CompareOrdinal(left.text, right.text) <= 0;
+        public static bool operator >(str left, str right) => string.CompareOrdinal(left.text, right.text) > 0;
+        public static bool operator >=(str left, str right) => string.CompareOrdinal(left.text, right.text) >= 0;
+    }
+
     /// <summary>Marks a method generated from a Kite `test` block.</summary>
     [AttributeUsage(AttributeTargets.Method)]
     public sealed class TestAttribute : Attribute
@@ -168,6 +184,11 @@ namespace Kite
         /// <summary>Kite's order: strings ordinally (never the culture), everything else as .NET orders it.</summary>
         public static IComparer<T> Order<T>() =>
             typeof(T) == typeof(string) ? (IComparer<T>)(object)StringComparer.Ordinal : Comparer<T>.Default;
+
+        /// <summary>An operand of `<`, `<=`, `>`, `>=`: a string becomes Kite's str, which orders ordinally; anything
+        /// else stays itself, so C#'s own comparison (with its promotions and nullable lifting) applies.</summary>
+        public static str Ordered(string text) => new str(text);
+        public static T Ordered<T>(T value) => value;
 
         public static bool Contains(string text, string part) => text.Contains(part, StringComparison.Ordinal);
         public static bool Contains(string text, char part) => text.Contains(part);
