@@ -22,8 +22,6 @@ namespace Kite.Toolchain
             DiagnosticSeverity.Error,
             isEnabledByDefault: true);
 
-        private const string KiteFileSuffix = ".kite.cs";
-
         public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics => ImmutableArray.Create(Rule);
 
         public override void Initialize(AnalysisContext context)
@@ -55,18 +53,26 @@ namespace Kite.Toolchain
         private static void Check(OperationAnalysisContext context, params IOperation[] operands)
         {
             var tree = context.Operation.Syntax.SyntaxTree;
-            if (!tree.FilePath.EndsWith(KiteFileSuffix, StringComparison.Ordinal)
+            if (!tree.FilePath.EndsWith(SandboxAnalyzer.KiteFileSuffix, StringComparison.Ordinal)
                 || tree.GetLineVisibility(context.Operation.Syntax.SpanStart, context.CancellationToken) != LineVisibility.Visible)
             {
                 return;
             }
-            // The first operand that is not a string before C# converted it to object for the join.
-            var other = operands.Select(Unconverted).FirstOrDefault(operand => !IsText(operand.Type));
-            if (other is not null)
+            // The first operand that is not a string before C# converted it to object for the join, or a str? that
+            // may be none here (C# would join it as nothing).
+            foreach (var operand in operands.Select(Unconverted))
             {
-                context.ReportDiagnostic(Diagnostic.Create(Rule, other.Syntax.GetLocation(), KiteSpelling(other)));
+                var spelled = !IsText(operand.Type) ? KiteSpelling(operand) : MaybeNone(operand) ? "a str? that may be none" : null;
+                if (spelled is not null)
+                {
+                    context.ReportDiagnostic(Diagnostic.Create(Rule, operand.Syntax.GetLocation(), spelled));
+                    return;
+                }
             }
         }
+
+        private static bool MaybeNone(IOperation operand) =>
+            operand.SemanticModel?.GetTypeInfo(operand.Syntax).Nullability.FlowState == NullableFlowState.MaybeNull;
 
         private static IOperation Unconverted(IOperation operand) =>
             operand is IConversionOperation { IsImplicit: true } conversion ? conversion.Operand : operand;
