@@ -465,13 +465,13 @@ class _Writer:
                 return f"({left} {e.op} {right})"
             equal = f"{RUNTIME}.Eq({left}, {right})"
             return equal if e.op == "==" else f"(!{equal})"
-        if e.op in ("<", "<=", ">", ">=") and not (self.is_number(e.left) or self.is_number(e.right)):
+        if e.op in ("<", "<=", ">", ">=") and not (self.certainly_not_text(e.left) or self.certainly_not_text(e.right)):
             # Strings order ordinally (LANGUAGE.md section 11); C# has no < on string.
             return f"({RUNTIME}.Ordered({left}) {e.op} {RUNTIME}.Ordered({right}))"
         return f"({left} {e.op} {right})"
 
-    def is_number(self, e) -> bool:
-        """Certainly not a string: a number or char literal, or an enum member."""
+    def certainly_not_text(self, e) -> bool:
+        """A number or char literal, or an enum member."""
         return (isinstance(e, n.Literal) and e.kind in ("int", "dec", "char")) or (self.is_plain_value(e) and not isinstance(e, n.Literal))
 
     def is_plain_value(self, e) -> bool:
