@@ -22,10 +22,13 @@ namespace Kite
         public static int sum(IEnumerable<int> items) => items.Sum();
         public static decimal sum(IEnumerable<decimal> items) => items.Sum();
 
-        public static T min<T>(T first, T second) where T : IComparable<T> => first.CompareTo(second) <= 0 ? first : second;
-        public static T min<T>(IEnumerable<T> items) where T : IComparable<T> => items.Min()!;
-        public static T max<T>(T first, T second) where T : IComparable<T> => first.CompareTo(second) >= 0 ? first : second;
-        public static T max<T>(IEnumerable<T> items) where T : IComparable<T> => items.Max()!;
+        // Kite's order (LANGUAGE.md section 11): strings ordinal, enums by declaration; a map orders its keys.
+        public static T min<T>(T first, T second) where T : IComparable => Runtime.Order<T>().Compare(first, second) <= 0 ? first : second;
+        public static T min<T>(IEnumerable<T> items) where T : IComparable => Extreme(items, -1, "min");
+        public static K min<K, V>(Dictionary<K, V> table) where K : IComparable => min(table.Keys);
+        public static T max<T>(T first, T second) where T : IComparable => Runtime.Order<T>().Compare(first, second) >= 0 ? first : second;
+        public static T max<T>(IEnumerable<T> items) where T : IComparable => Extreme(items, 1, "max");
+        public static K max<K, V>(Dictionary<K, V> table) where K : IComparable => max(table.Keys);
 
         public static int abs(int value) => Math.Abs(value);
         public static decimal abs(decimal value) => Math.Abs(value);
@@ -41,6 +44,7 @@ namespace Kite
         public static List<string> split(string text, string separator) => text.Split(separator).ToList();
         public static List<string> split(string text, char separator) => text.Split(separator).ToList();
         public static string join<T>(IEnumerable<T> items, string separator) => string.Join(separator, items.Select(item => to_str(item)));
+        public static string join<K, V>(Dictionary<K, V> table, string separator) where K : notnull => join(table.Keys, separator);
         public static bool contains(string text, string part) => text.Contains(part, StringComparison.Ordinal);
         public static bool contains(string text, char part) => text.Contains(part);
         public static bool starts_with(string text, string prefix) => text.StartsWith(prefix, StringComparison.Ordinal);
@@ -54,16 +58,11 @@ namespace Kite
         public static List<T> sorted<T>(IEnumerable<T> items)
         {
             var copy = items.ToList();
-            if (copy is List<string> texts)
-            {
-                texts.Sort(StringComparer.Ordinal);
-            }
-            else
-            {
-                copy.Sort();
-            }
+            copy.Sort(Runtime.Order<T>());
             return copy;
         }
+
+        public static List<K> sorted<K, V>(Dictionary<K, V> table) where K : notnull => sorted(table.Keys);
 
         public static List<T> reversed<T>(IEnumerable<T> items)
         {
@@ -71,6 +70,8 @@ namespace Kite
             copy.Reverse();
             return copy;
         }
+
+        public static List<K> reversed<K, V>(Dictionary<K, V> table) where K : notnull => reversed(table.Keys);
 
         public static List<K> keys<K, V>(Dictionary<K, V> table) where K : notnull => table.Keys.ToList();
         public static List<V> values<K, V>(Dictionary<K, V> table) where K : notnull => table.Values.ToList();
@@ -98,12 +99,48 @@ namespace Kite
 
         // The name a program gave an enum member, from the C# the generator spelled for it (compiler/codegen/types.py):
         // a suffix "__f" where it met a type's name, "__u" where it met a generated name, "v" before underscores alone.
+        // The least (direction -1) or greatest (1) item in Kite's order; the first of equals, as Enumerable.Min does.
+        private static T Extreme<T>(IEnumerable<T> items, int direction, string function)
+        {
+            var order = Runtime.Order<T>();
+            using var walk = items.GetEnumerator();
+            if (!walk.MoveNext())
+            {
+                throw new InvalidOperationException(function + "() of an empty collection");
+            }
+            var best = walk.Current;
+            while (walk.MoveNext())
+            {
+                if (order.Compare(walk.Current, best) * direction > 0)
+                {
+                    best = walk.Current;
+                }
+            }
+            return best;
+        }
+
         private static string KiteName(string spelled)
         {
             var name = spelled.EndsWith("__f", StringComparison.Ordinal) ? spelled[..^3] : spelled;
             name = name.EndsWith("__u", StringComparison.Ordinal) ? name[..^3] : name;
             return name.StartsWith('v') && name.Length > 1 && name[1..].Trim('_').Length == 0 ? name[1..] : name;
         }
+    }
+
+    /// <summary>A string being ordered (Runtime.Ordered): named as Kite names it, so a comparison C# refuses says
+    /// `Kite.str` and `int`.</summary>
+#pragma warning disable CS8981 // lowercase on purpose: it is Kite's name for the type
+    public readonly struct str
+#pragma warning restore CS8981
+    {
+        private readonly string text;
+
+        public str(string text) => this.text = text;
+
+        public static bool operator <(str left, str right) => string.CompareOrdinal(left.text, right.text) < 0;
+        public static bool operator <=(str left, str right) => string.CompareOrdinal(left.text, right.text) <= 0;
+        public static bool operator >(str left, str right) => string.CompareOrdinal(left.text, right.text) > 0;
+        public static bool operator >=(str left, str right) => string.CompareOrdinal(left.text, right.text) >= 0;
     }
 
     /// <summary>Marks a method generated from a Kite `test` block.</summary>
@@ -143,6 +180,15 @@ namespace Kite
 
         public static IEnumerable<T> Iter<T>(IEnumerable<T> items) => items;
         public static IEnumerable<K> Iter<K, V>(Dictionary<K, V> table) where K : notnull => table.Keys;
+
+        /// <summary>Kite's order: strings ordinally (never the culture), everything else as .NET orders it.</summary>
+        public static IComparer<T> Order<T>() =>
+            typeof(T) == typeof(string) ? (IComparer<T>)(object)StringComparer.Ordinal : Comparer<T>.Default;
+
+        /// <summary>An operand of `<`, `<=`, `>`, `>=`: a string becomes Kite's str, which orders ordinally; anything
+        /// else stays itself, so C#'s own comparison (with its promotions and nullable lifting) applies.</summary>
+        public static str Ordered(string text) => new str(text);
+        public static T Ordered<T>(T value) => value;
 
         public static bool Contains(string text, string part) => text.Contains(part, StringComparison.Ordinal);
         public static bool Contains(string text, char part) => text.Contains(part);
@@ -189,14 +235,41 @@ namespace Kite
             value.GetType().IsGenericType && value.GetType().GetGenericTypeDefinition() == typeof(HashSet<>);
 
         /// <summary>A hash that agrees with Eq: collections hash by content.</summary>
-        public static int Hash(params object?[] values)
+        public static int Hash(params object?[] values) => DeepHash(values);
+
+        /// <summary>Kite's == for the members of a set and the keys of a map whose type holds a collection.</summary>
+        public static IEqualityComparer<T> ValueEquality<T>() => new ValueComparer<T>();
+
+        private static int DeepHash(object? value)
         {
-            var hash = new HashCode();
-            foreach (var value in values)
+            switch (value)
             {
-                hash.Add(value is IEnumerable items and not string ? items.Cast<object?>().Count() : value?.GetHashCode() ?? 0);
+                case null:
+                    return 0;
+                case string text:
+                    return text.GetHashCode();
+                case IDictionary table:
+                    // Order-free, as Eq compares maps and sets by content.
+                    return table.Keys.Cast<object>().Aggregate(table.Count, (hash, key) => hash + HashCode.Combine(DeepHash(key), DeepHash(table[key])));
+                case IEnumerable items when IsSet(value):
+                    return items.Cast<object?>().Aggregate(0, (hash, item) => hash + DeepHash(item));
+                case IEnumerable items:
+                    var inOrder = new HashCode();
+                    foreach (var item in items)
+                    {
+                        inOrder.Add(DeepHash(item));
+                    }
+                    return inOrder.ToHashCode();
+                default:
+                    return value.GetHashCode();
             }
-            return hash.ToHashCode();
+        }
+
+        private sealed class ValueComparer<T> : IEqualityComparer<T>
+        {
+            public bool Equals(T? x, T? y) => DeepEquals(x, y);
+
+            public int GetHashCode(T obj) => DeepHash(obj);
         }
 
         private sealed class DeepComparer : IEqualityComparer<object?>
@@ -205,7 +278,7 @@ namespace Kite
 
             public new bool Equals(object? x, object? y) => DeepEquals(x, y);
 
-            public int GetHashCode(object? obj) => obj?.GetHashCode() ?? 0;
+            public int GetHashCode(object? obj) => DeepHash(obj);
         }
 
         public static void Expect(bool condition, string source)

@@ -288,6 +288,8 @@ class _Writer:
         elif isinstance(s, n.Assign):
             self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
+            if _does_nothing(s.expr):
+                return  # KT006 reports it; C# could not even type a bare `none` or `[]`
             text = self.expr(s.expr)
             self.emit(f"{text};" if isinstance(s.expr, (n.Call, n.TypeCall)) else f"_ = {text};")
         elif isinstance(s, n.Return):
@@ -416,7 +418,7 @@ class _Writer:
         if isinstance(e, n.Call):
             return self.call(e)
         if isinstance(e, n.TypeCall):
-            return f"new {csharp_type(e.type)}({self.args(e.args, typed=True)})"
+            return self.type_call(e)
         if isinstance(e, n.Index):
             return f"{self.expr(e.target)}[{self.expr(e.index)}]"
         if isinstance(e, n.Member):
@@ -428,6 +430,13 @@ class _Writer:
             self.scopes.pop()
             return f"({params}) => {body}"
         raise AssertionError(f"no C# for {type(e).__name__}")
+
+    def type_call(self, e: n.TypeCall) -> str:
+        """A set or map whose members or keys hold collections compares them by value, as Kite's == does."""
+        args = [self.expr(arg, typed=True) for arg in e.args]
+        if e.type.name in ("set", "map") and e.type.args and _holds_collection(e.type.args[0]):
+            args.append(f"{RUNTIME}.ValueEquality<{csharp_type(e.type.args[0])}>()")
+        return f"new {csharp_type(e.type)}({', '.join(args)})"
 
     def member_identifier(self, name: str) -> str:
         """A field or enum member: never its own type's name (C# forbids that), so never any type's name.
@@ -445,7 +454,10 @@ class _Writer:
     def binary(self, e: n.Binary) -> str:
         if e.op in ("and", "or") or (e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right))):
             return self.condition(e)[0]
-        left, right = self.expr(e.left), self.expr(e.right)
+        # `xs == []`: a list literal compared with a value takes that value's type, as in `expect`.
+        compared = e.op in ("==", "!=") and isinstance(e.left, n.ListLiteral) != isinstance(e.right, n.ListLiteral)
+        left_typed, right_typed = compared and isinstance(e.left, n.ListLiteral), compared and isinstance(e.right, n.ListLiteral)
+        left, right = self.expr(e.left, typed=left_typed), self.expr(e.right, typed=right_typed)
         if e.op == "in":
             return f"{RUNTIME}.Contains({right}, {left})"
         if e.op in ("==", "!="):
@@ -453,7 +465,14 @@ class _Writer:
                 return f"({left} {e.op} {right})"
             equal = f"{RUNTIME}.Eq({left}, {right})"
             return equal if e.op == "==" else f"(!{equal})"
+        if e.op in ("<", "<=", ">", ">=") and not (self.certainly_not_text(e.left) or self.certainly_not_text(e.right)):
+            # Strings order ordinally (LANGUAGE.md section 11); C# has no < on string.
+            return f"({RUNTIME}.Ordered({left}) {e.op} {RUNTIME}.Ordered({right}))"
         return f"({left} {e.op} {right})"
+
+    def certainly_not_text(self, e) -> bool:
+        """A number or char literal, or an enum member."""
+        return (isinstance(e, n.Literal) and e.kind in ("int", "dec", "char")) or (self.is_plain_value(e) and not isinstance(e, n.Literal))
 
     def is_plain_value(self, e) -> bool:
         """C#'s own == already compares these by value, and keeps the analyzers' view of the code."""
@@ -487,6 +506,17 @@ class _Writer:
             else:
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
         return '$"' + "".join(pieces) + '"'
+
+
+def _does_nothing(e) -> bool:
+    """Evaluating it has no effect and cannot fail: a literal or a list of literals (a name could be unknown)."""
+    if isinstance(e, n.ListLiteral):
+        return all(_does_nothing(item) for item in e.items)
+    return isinstance(e, n.Literal)
+
+
+def _holds_collection(type_: n.TypeRef) -> bool:
+    return type_.name in ("list", "map", "set") or any(_holds_collection(arg) for arg in type_.args)
 
 
 def _is_none(e) -> bool:

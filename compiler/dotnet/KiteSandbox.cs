@@ -31,7 +31,7 @@ namespace Kite.Toolchain
             DiagnosticSeverity.Error,
             isEnabledByDefault: true);
 
-        private const string KiteFileSuffix = ".kite.cs";
+        internal const string KiteFileSuffix = ".kite.cs";  // the C# of a Kite file (KiteText.cs too)
         private const string StdlibAssembly = "KiteStd";
 
         private static readonly SymbolDisplayFormat FullName = SymbolDisplayFormat.FullyQualifiedFormat

@@ -197,22 +197,24 @@ def _analyzers(runtime: DotnetRuntime):
         raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
     if analyzers.Count == 0:
         raise ToolchainError("no .NET analyzers were found in the restored packages")
-    analyzers.Add(_sandbox_analyzer(runtime))
+    for analyzer in _kite_analyzers(runtime):
+        analyzers.Add(analyzer)
     descriptors = {descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics}
     return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), descriptors
 
 
-def _sandbox_analyzer(runtime: DotnetRuntime):
-    """KT007 (KiteSandbox.cs), compiled against the loaded Roslyn and instantiated in this process with the allowlist."""
+def _kite_analyzers(runtime: DotnetRuntime):
+    """KT007 (KiteSandbox.cs) and KT012 (KiteText.cs), compiled against the loaded Roslyn and instantiated in this
+    process, KT007 with the allowlist."""
     from System import Activator, Array, Byte, Object, String
     from System.Reflection import Assembly
     from Microsoft.CodeAnalysis import MetadataReference, OutputKind
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
 
-    text = (resources.files("kite.dotnet") / "KiteSandbox.cs").read_text()
+    sources = [(name, (resources.files("kite.dotnet") / name).read_text()) for name in ("KiteSandbox.cs", "KiteText.cs")]
     roslyn = [MetadataReference.CreateFromFile(path) for path in runtime.packages.compiler_dlls]
     options = CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
-    compilation = _compilation("KiteSandbox", [("KiteSandbox.cs", text)], _references(runtime), roslyn, options, None)
+    compilation = _compilation("KiteSandbox", sources, _references(runtime), roslyn, options, None)
     image, found = _emit(compilation)
     if image is None:
         first = next(str(d) for d in found if d.Severity.ToString() == "Error")
@@ -221,7 +223,8 @@ def _sandbox_analyzer(runtime: DotnetRuntime):
     allowlist = Allowlist.load()
     tables = (allowlist.types, allowlist.members, allowlist.refused, allowlist.never)
     arguments = Array[Object]([Array[String](sorted(table)) for table in tables])
-    return Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"), arguments)
+    sandbox = Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"), arguments)
+    return [sandbox, Activator.CreateInstance(assembly.GetType("Kite.Toolchain.TextJoinAnalyzer"))]
 
 
 def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_references, references, options, parse_options):
