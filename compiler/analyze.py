@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kite.callee import constructs
 from kite.diagnostics import Diagnostic
 from kite.syntax import nodes as n
 
@@ -18,6 +19,7 @@ class Binding:
     column: int
     type: n.TypeRef | None = None
     changed: bool = False
+    value: object = None  # what a let was given: a lambda makes the name callable
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class Discarded:
     expr: object
     line: int
     column: int
+    callee: Binding | None = None  # the local or constant a called name is, where it is one
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,8 @@ class _Walker:
 
     # ---- scopes
 
-    def declare(self, name: str, kind: str, line: int, column: int, type_=None) -> None:
-        binding = Binding(name, kind, line, column, type_)
+    def declare(self, name: str, kind: str, line: int, column: int, type_=None, value=None) -> None:
+        binding = Binding(name, kind, line, column, type_, value=value)
         self.scopes[-1][name] = binding
         self.bindings.append(binding)
         self.declarations.append(Declaration(name, kind if kind != "mut" else "let", line, column))
@@ -103,7 +106,7 @@ class _Walker:
         for item in module.items:
             if isinstance(item, n.Let):
                 self.expr(item.value)
-                self.declare(item.name, "const", item.line, item.column, item.type)
+                self.declare(item.name, "const", item.line, item.column, item.type, item.value)
             elif isinstance(item, n.TypeDecl):
                 self.declarations.append(Declaration(item.name, "type", item.line, item.column))
                 for record_field in item.fields:
@@ -138,13 +141,15 @@ class _Walker:
     def statement(self, s) -> None:
         if isinstance(s, n.Let):
             self.expr(s.value)
-            value_type = s.type or _constructed_type(s.value)
-            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type)
+            value_type = s.type or self.constructed_type(s.value)
+            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
         elif isinstance(s, n.Assign):
             self.assign(s)
         elif isinstance(s, n.ExprStmt):
             self.expr(s.expr)
-            self.discarded.append(Discarded(s.expr, s.line, s.column))
+            called = s.expr.func if isinstance(s.expr, n.Call) else None
+            callee = self.resolve(called.name) if isinstance(called, n.Name) else None
+            self.discarded.append(Discarded(s.expr, s.line, s.column, callee))
         elif isinstance(s, (n.Return,)):
             if s.value is not None:
                 self.expr(s.value)
@@ -185,6 +190,14 @@ class _Walker:
         else:
             self.expr(target)
 
+    def constructed_type(self, value) -> n.TypeRef | None:
+        """`Item(...)` makes an Item: enough to know a binding holds a record."""
+        if isinstance(value, n.Call) and isinstance(value.func, n.Name):
+            name = value.func.name
+            if constructs(name, is_value=self.resolve(name) is not None, functions=self.functions, types=self.records):
+                return n.TypeRef(value.line, value.column, name)
+        return None
+
     # ---- expressions: only lambdas declare anything
 
     def expr(self, e) -> None:
@@ -200,13 +213,6 @@ class _Walker:
             return
         for child in n.children(e):
             self.expr(child)
-
-
-def _constructed_type(value) -> n.TypeRef | None:
-    """`Item(...)` makes an Item: enough to know a binding holds a record."""
-    if isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.name[:1].isupper():
-        return n.TypeRef(value.line, value.column, value.func.name)
-    return None
 
 
 def _record_of(walker: _Walker, e) -> str | None:
