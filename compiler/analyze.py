@@ -141,7 +141,7 @@ class _Walker:
     def statement(self, s) -> None:
         if isinstance(s, n.Let):
             self.expr(s.value)
-            value_type = s.type or self.constructed_type(s.value)
+            value_type = s.type or self.type_of(s.value)
             self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
         elif isinstance(s, n.Assign):
             self.assign(s)
@@ -190,12 +190,29 @@ class _Walker:
         else:
             self.expr(target)
 
-    def constructed_type(self, value) -> n.TypeRef | None:
-        """`Item(...)` makes an Item: enough to know a binding holds a record."""
-        if isinstance(value, n.Call) and isinstance(value.func, n.Name):
-            name = value.func.name
+    def type_of(self, e) -> n.TypeRef | None:
+        """The Kite type of an expression, where declarations tell it: enough to know a record's field is assigned
+        however the record was reached (`items[0].price`, `find().price`, a loop over a call)."""
+        if isinstance(e, n.Name):
+            binding = self.resolve(e.name)
+            return binding.type if binding is not None else None
+        if isinstance(e, n.Call) and isinstance(e.func, n.Name):
+            name = e.func.name
             if constructs(name, is_value=self.resolve(name) is not None, functions=self.functions, types=self.records):
-                return n.TypeRef(value.line, value.column, name)
+                return n.TypeRef(e.line, e.column, name)
+            function = self.functions.get(name) if self.resolve(name) is None else None
+            return function.returns if function is not None else None
+        if isinstance(e, n.TypeCall):
+            return e.type
+        if isinstance(e, n.Index):
+            container = self.type_of(e.target)
+            if container is not None and container.name in ("list", "map") and container.args:
+                return container.args[-1]  # a list's element, a map's value
+            return None
+        if isinstance(e, n.Member):
+            owner = self.type_of(e.target)
+            record = self.records.get(owner.name) if owner is not None else None
+            return next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
         return None
 
     # ---- expressions: only lambdas declare anything
@@ -216,18 +233,14 @@ class _Walker:
 
 
 def _record_of(walker: _Walker, e) -> str | None:
-    if isinstance(e, n.Name):
-        binding = walker.resolve(e.name)
-        if binding is not None and binding.type is not None and binding.type.name in walker.records:
-            return binding.type.name
-    return None
+    found = walker.type_of(e)
+    return found.name if found is not None and found.name in walker.records else None
 
 
 def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
-    if isinstance(iterable, n.Name):
-        binding = walker.resolve(iterable.name)
-        if binding is not None and binding.type is not None and binding.type.name in ("list", "set") and binding.type.args:
-            return binding.type.args[0]
+    found = walker.type_of(iterable)
+    if found is not None and found.name in ("list", "set") and found.args:
+        return found.args[0]
     return None
 
 
