@@ -107,3 +107,37 @@ def test_building_a_program_without_main_is_a_clear_error(tmp_path):
     assert result.exit_code == 2
     assert result.output == "kite: error: ca.kite: no fn main(): kite build needs it as the program's entry point\n"
     assert list(tmp_path.iterdir()) == []
+
+
+CONTINUED = """module Continued
+
+fn add3(a: int, b: int, c: int) -> int
+    return a + b + c
+
+fn main()
+    let maybe: int? = 3
+    let total = add3(
+        1,
+        maybe,  # error
+        2)
+    let names: list<str> = [
+        "a",
+        4,  # error
+        "c"]
+    let shout = upper(trim(
+        5))  # error
+    let ok = [1, 2].Select(fn(x) => (
+        x * "a")).Count()  # error
+    if add3(1, 2,
+            "x") > 0  # error
+        print(shout + to_str(total + ok))
+"""
+
+
+def test_a_mistake_on_a_continuation_line_is_reported_on_that_line(checker, tmp_path):
+    program = tmp_path / "continued.kite"
+    program.write_text(CONTINUED, encoding="utf-8")
+    marked = [number for number, line in enumerate(CONTINUED.splitlines(), start=1) if line.endswith("# error")]
+    [unit] = [source.read() for source in find_units([str(program)])]
+    errors = [d for d in checker.check(unit).diagnostics if d.severity.value == "error"]
+    assert [d.line for d in errors] == marked, [d.render() for d in errors]

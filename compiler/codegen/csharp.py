@@ -164,6 +164,8 @@ class _Writer:
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
         self.class_name = _class_spelling(module_class(module, symbols.modules))
+        self.marked: tuple[int, str] | None = None  # the (line, path) the last #line marker named; None when hidden
+        self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
 
@@ -171,10 +173,21 @@ class _Writer:
         self.out.append("    " * self.indent + text)
 
     def at(self, node, path: str | None = None) -> None:
+        self.marked = (node.line, path or self.path)
         self.out.append(f'#line {node.line} "{path or self.path}"')
 
     def hidden(self) -> None:
+        self.marked = None
         self.out.append("#line hidden")
+
+    def continuation_marker(self, e) -> str:
+        """A #line marker on a line of its own where an expression continues on a later physical line, so C#
+        reports a mistake there on the line the user wrote it on, not on the statement's first line."""
+        line = getattr(e, "line", None)
+        if self.marked is None or self.in_fstring or line is None or line <= self.marked[0]:
+            return ""
+        self.marked = (line, self.marked[1])
+        return f'\n#line {line} "{self.marked[1]}"\n'
 
     # ---- file
 
@@ -413,6 +426,10 @@ class _Writer:
 
     def expr(self, e, typed: bool = False) -> str:
         """`typed`: C# knows the target type here, so a list literal can be a collection expression."""
+        marker = self.continuation_marker(e)
+        return marker + self.expression_text(e, typed)
+
+    def expression_text(self, e, typed: bool) -> str:
         if isinstance(e, n.Name):
             return self.lookup(e.name)
         if isinstance(e, n.Literal):
@@ -501,7 +518,9 @@ class _Writer:
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
                 pieces.append(_escape_line_ends(text))
             else:
+                self.in_fstring, outer = True, self.in_fstring
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
+                self.in_fstring = outer
         return '$"' + "".join(pieces) + '"'
 
 
