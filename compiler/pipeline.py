@@ -11,6 +11,7 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.analyze import analyze
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate
+from kite.csharp_words import in_kite_words
 from kite.rules import ALL_RULES, kt000_syntax
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
@@ -137,7 +138,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
             continue  # recovery's guess at a leaked line is not the user's code
         if d.id in covered.get((d.file, d.line), ()):
             continue
-        kept.append(d)
+        kept.append(in_kite_words(d))
     return diag.ordered(kept)
 
 

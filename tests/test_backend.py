@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +142,25 @@ def test_a_mistake_on_a_continuation_line_is_reported_on_that_line(checker, tmp_
     [unit] = [source.read() for source in find_units([str(program)])]
     errors = [d for d in checker.check(unit).diagnostics if d.severity.value == "error"]
     assert [d.line for d in errors] == marked, [d.render() for d in errors]
+
+
+UNTYPED = {
+    "untyped.kite": "module Untyped\n\nfn main()\n    for x in none\n        print(to_str(x))\n    let xs = []\n"
+    "    print(to_str(sorted(none)))\n    print(to_str(max(1, \"a\")))\n    let nothing = fn() => none\n",
+    "untyped.test.kite": "module Untyped\n\ntest \"compares\"\n    expect 1 == \"a\"\n",
+}
+
+
+def test_what_c_sharp_cannot_type_is_said_in_kite_words_never_naming_a_generated_helper(checker, tmp_path):
+    for name, text in UNTYPED.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(tmp_path / "untyped.kite")])]
+    said = [(Path(d.file).name, d.line, d.id, d.message) for d in checker.check(unit).diagnostics]
+    assert [where[:3] for where in said] == [
+        ("untyped.kite", 4, "CS0411"), ("untyped.kite", 6, "CS0411"), ("untyped.kite", 7, "CS0411"),
+        ("untyped.kite", 8, "CS0411"), ("untyped.kite", 9, "CS8917"), ("untyped.test.kite", 4, "CS0411"),
+    ], said
+    for *_, message in said:
+        assert message.startswith("cannot tell") or message.startswith("cannot compare"), message
+        assert not any(word in message for word in ("Runtime", "Std.", "<T>", "delegate", "inferred")), message
+    assert "sorted()" in said[2][3] and "max()" in said[3][3] and "for loop" in said[0][3]
