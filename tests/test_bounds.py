@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, run_kite
+from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic, Layer, Severity, ordered
 from kite.dotnet.compile_worker import shared_worker
 from kite.pipeline import RESTATES, SAME_PROBLEM, Unit, merge
@@ -48,7 +49,7 @@ def merged_by_definition(kite, csharp, syntax):
             continue
         if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
             continue
-        kept.append(d)
+        kept.append(in_kite_words(d))
     return ordered(kept)
 
 
