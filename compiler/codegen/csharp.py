@@ -336,9 +336,10 @@ class _Writer:
 
     def if_statement(self, s: n.If, rest) -> None:
         """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
-        The first condition's pattern variable lives on in the enclosing block (an else-if's only in its else), so
-        where the first branch exits, that condition also narrows the rest of the block."""
+        A branch after branches that all exit is written as an `if` of its own (the same meaning), so its pattern
+        variable lives on in the enclosing block: where it exits too, the rest of the block stays narrowed."""
         known_false: dict[str, str] = {}  # narrowed because every condition so far was false
+        chained = False  # an earlier branch can fall through: the later ones must be else-ifs of it
         for position, (condition, body) in enumerate(s.branches):
             frozen = assigned_names(body) | assigned_names(s.orelse or ())
             if position:
@@ -346,12 +347,13 @@ class _Writer:
             self.scopes.append(dict(known_false))
             text, when_true, when_false = self.condition(condition, frozen)
             self.scopes.pop()
-            self.emit(f"{'else if' if position else 'if'} ({text})")
+            self.emit(f"{'else if' if chained else 'if'} ({text})")
             self.body(body, _unchanged({**known_false, **when_true}, body))
-            if position == 0 and always_exits(body):
-                later = [statement for _, other in s.branches[1:] for statement in other] + list(s.orelse or ()) + list(rest)
-                self.scopes[-1].update(_unchanged(when_false, later))
             known_false.update(when_false)
+            chained = chained or not always_exits(body)
+            if not chained:
+                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ()) + list(rest)
+                self.scopes[-1].update(_unchanged(known_false, later))
         if s.orelse is not None:
             self.emit("else")
             self.body(s.orelse, _unchanged(known_false, s.orelse))
