@@ -1,11 +1,11 @@
-"""KT012: a lambda whose parameter types nothing tells, said in Kite's words instead of C#'s CS8917 / CS0748."""
+"""KT014: a lambda whose parameter types nothing tells, said in Kite's words instead of C#'s CS8917 / CS0748."""
 
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
-    id="KT012",
+    id="KT014",
     severity=Severity.ERROR,
     summary="a lambda with some parameters typed and some not, or an untyped parameter where nothing gives its type",
     rationale=(
