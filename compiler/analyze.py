@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kite.callee import constructs
 from kite.diagnostics import Diagnostic
 from kite.syntax import nodes as n
 
@@ -18,6 +19,7 @@ class Binding:
     column: int
     type: n.TypeRef | None = None
     changed: bool = False
+    value: object = None  # what a let was given: a lambda makes the name callable
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class Discarded:
     expr: object
     line: int
     column: int
+    callee: Binding | None = None  # the local or constant a called name is, where it is one
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,8 @@ class _Walker:
 
     # ---- scopes
 
-    def declare(self, name: str, kind: str, line: int, column: int, type_=None) -> None:
-        binding = Binding(name, kind, line, column, type_)
+    def declare(self, name: str, kind: str, line: int, column: int, type_=None, value=None) -> None:
+        binding = Binding(name, kind, line, column, type_, value=value)
         self.scopes[-1][name] = binding
         self.bindings.append(binding)
         self.declarations.append(Declaration(name, kind if kind != "mut" else "let", line, column))
@@ -103,7 +106,7 @@ class _Walker:
         for item in module.items:
             if isinstance(item, n.Let):
                 self.expr(item.value)
-                self.declare(item.name, "const", item.line, item.column, item.type)
+                self.declare(item.name, "const", item.line, item.column, item.type, item.value)
             elif isinstance(item, n.TypeDecl):
                 self.declarations.append(Declaration(item.name, "type", item.line, item.column))
                 for record_field in item.fields:
@@ -138,13 +141,15 @@ class _Walker:
     def statement(self, s) -> None:
         if isinstance(s, n.Let):
             self.expr(s.value)
-            value_type = s.type or _constructed_type(s.value)
-            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type)
+            value_type = s.type or self.type_of(s.value)
+            self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
         elif isinstance(s, n.Assign):
             self.assign(s)
         elif isinstance(s, n.ExprStmt):
             self.expr(s.expr)
-            self.discarded.append(Discarded(s.expr, s.line, s.column))
+            called = s.expr.func if isinstance(s.expr, n.Call) else None
+            callee = self.resolve(called.name) if isinstance(called, n.Name) else None
+            self.discarded.append(Discarded(s.expr, s.line, s.column, callee))
         elif isinstance(s, (n.Return,)):
             if s.value is not None:
                 self.expr(s.value)
@@ -185,6 +190,31 @@ class _Walker:
         else:
             self.expr(target)
 
+    def type_of(self, e) -> n.TypeRef | None:
+        """The Kite type of an expression, where declarations tell it: enough to know a record's field is assigned
+        however the record was reached (`items[0].price`, `find().price`, a loop over a call)."""
+        if isinstance(e, n.Name):
+            binding = self.resolve(e.name)
+            return binding.type if binding is not None else None
+        if isinstance(e, n.Call) and isinstance(e.func, n.Name):
+            name = e.func.name
+            if constructs(name, is_value=self.resolve(name) is not None, functions=self.functions, types=self.records):
+                return n.TypeRef(e.line, e.column, name)
+            function = self.functions.get(name) if self.resolve(name) is None else None
+            return function.returns if function is not None else None
+        if isinstance(e, n.TypeCall):
+            return e.type
+        if isinstance(e, n.Index):
+            container = self.type_of(e.target)
+            if container is not None and container.name in ("list", "map") and container.args:
+                return container.args[-1]  # a list's element, a map's value
+            return None
+        if isinstance(e, n.Member):
+            owner = self.type_of(e.target)
+            record = self.records.get(owner.name) if owner is not None else None
+            return next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
+        return None
+
     # ---- expressions: only lambdas declare anything
 
     def expr(self, e) -> None:
@@ -202,26 +232,15 @@ class _Walker:
             self.expr(child)
 
 
-def _constructed_type(value) -> n.TypeRef | None:
-    """`Item(...)` makes an Item: enough to know a binding holds a record."""
-    if isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.name[:1].isupper():
-        return n.TypeRef(value.line, value.column, value.func.name)
-    return None
-
-
 def _record_of(walker: _Walker, e) -> str | None:
-    if isinstance(e, n.Name):
-        binding = walker.resolve(e.name)
-        if binding is not None and binding.type is not None and binding.type.name in walker.records:
-            return binding.type.name
-    return None
+    found = walker.type_of(e)
+    return found.name if found is not None and found.name in walker.records else None
 
 
 def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
-    if isinstance(iterable, n.Name):
-        binding = walker.resolve(iterable.name)
-        if binding is not None and binding.type is not None and binding.type.name in ("list", "set") and binding.type.args:
-            return binding.type.args[0]
+    found = walker.type_of(iterable)
+    if found is not None and found.name in ("list", "set") and found.args:
+        return found.args[0]
     return None
 
 

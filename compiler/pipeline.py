@@ -11,6 +11,7 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.analyze import analyze
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate
+from kite.csharp_words import in_kite_words
 from kite.rules import ALL_RULES, kt000_syntax
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
@@ -109,24 +110,35 @@ def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:
 
 
 SAME_PROBLEM = {rule.RULE.id: rule.RULE.same_as for rule in ALL_RULES}
+# C# ids that only restate another C# diagnostic on the same line: an int? used as int is CS0266, and CS8629
+# ("nullable value type may be null") about the same conversion adds nothing.
+RESTATES = {"CS8629": frozenset({"CS0266"})}
 
 
 def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
-    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing.
+    """One diagnostic per problem: Kite's line wins over the compiler's word for the same thing, a C# id that restates
+    another on its line goes, and one message on one line is said once (CA1851 comes once per enumeration).
 
     Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
     covered: dict[tuple[str, int], set[str]] = {}
     for k in kite:
         if SAME_PROBLEM.get(k.id):
             covered.setdefault((k.file, k.line), set()).update(SAME_PROBLEM[k.id])
+    ids_on_line: dict[tuple[str, int], set[str]] = {}
+    for d in csharp:
+        ids_on_line.setdefault((d.file, d.line), set()).add(d.id)
+    said: set[tuple[str, int, str, str]] = set()
     kept = list(kite)
     for d in csharp:
+        if RESTATES.get(d.id, frozenset()) & ids_on_line[(d.file, d.line)] or (d.file, d.line, d.id, d.message) in said:
+            continue
+        said.add((d.file, d.line, d.id, d.message))
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue  # recovery's guess at a leaked line is not the user's code
         if d.id in covered.get((d.file, d.line), ()):
             continue
-        kept.append(d)
+        kept.append(in_kite_words(d))
     return diag.ordered(kept)
 
 

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,59 @@ def test_building_a_program_without_main_is_a_clear_error(tmp_path):
     assert result.exit_code == 2
     assert result.output == "kite: error: ca.kite: no fn main(): kite build needs it as the program's entry point\n"
     assert list(tmp_path.iterdir()) == []
+
+
+CONTINUED = """module Continued
+
+fn add3(a: int, b: int, c: int) -> int
+    return a + b + c
+
+fn main()
+    let maybe: int? = 3
+    let total = add3(
+        1,
+        maybe,  # error
+        2)
+    let names: list<str> = [
+        "a",
+        4,  # error
+        "c"]
+    let shout = upper(trim(
+        5))  # error
+    let ok = [1, 2].Select(fn(x) => (
+        x * "a")).Count()  # error
+    if add3(1, 2,
+            "x") > 0  # error
+        print(shout + to_str(total + ok))
+"""
+
+
+def test_a_mistake_on_a_continuation_line_is_reported_on_that_line(checker, tmp_path):
+    program = tmp_path / "continued.kite"
+    program.write_text(CONTINUED, encoding="utf-8")
+    marked = [number for number, line in enumerate(CONTINUED.splitlines(), start=1) if line.endswith("# error")]
+    [unit] = [source.read() for source in find_units([str(program)])]
+    errors = [d for d in checker.check(unit).diagnostics if d.severity.value == "error"]
+    assert [d.line for d in errors] == marked, [d.render() for d in errors]
+
+
+UNTYPED = {
+    "untyped.kite": "module Untyped\n\nfn main()\n    for x in none\n        print(to_str(x))\n    let xs = []\n"
+    "    print(to_str(sorted(none)))\n    print(to_str(max(1, \"a\")))\n    let nothing = fn() => none\n",
+    "untyped.test.kite": "module Untyped\n\ntest \"compares\"\n    expect 1 == \"a\"\n",
+}
+
+
+def test_what_c_sharp_cannot_type_is_said_in_kite_words_never_naming_a_generated_helper(checker, tmp_path):
+    for name, text in UNTYPED.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(tmp_path / "untyped.kite")])]
+    said = [(Path(d.file).name, d.line, d.id, d.message) for d in checker.check(unit).diagnostics]
+    assert [where[:3] for where in said] == [
+        ("untyped.kite", 4, "CS0411"), ("untyped.kite", 6, "CS0411"), ("untyped.kite", 7, "CS0411"),
+        ("untyped.kite", 8, "CS0411"), ("untyped.kite", 9, "CS8917"), ("untyped.test.kite", 4, "CS0411"),
+    ], said
+    for *_, message in said:
+        assert message.startswith("cannot tell") or message.startswith("cannot compare"), message
+        assert not any(word in message for word in ("Runtime", "Std.", "<T>", "delegate", "inferred")), message
+    assert "sorted()" in said[2][3] and "max()" in said[3][3] and "for loop" in said[0][3]

@@ -13,16 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, run_kite
+from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic, Layer, Severity, ordered
 from kite.dotnet.compile_worker import shared_worker
-from kite.pipeline import SAME_PROBLEM, Unit, merge
+from kite.pipeline import RESTATES, SAME_PROBLEM, Unit, merge
 from kite.session import Session
 from kite.source import MAX_SOURCE_BYTES, MAX_SOURCE_LINES, decode
 from kite.syntax.frontend import SyntaxResult
 
 FILES = ("a.kite", "a.test.kite")
 KITE_IDS = sorted(SAME_PROBLEM)
-CSHARP_IDS = sorted({same for ids in SAME_PROBLEM.values() for same in ids} | {"CS0029", "CS0103", "CA1829"})
+CSHARP_IDS = sorted(
+    {same for ids in SAME_PROBLEM.values() for same in ids} | set(RESTATES) | {i for ids in RESTATES.values() for i in ids}
+    | {"CS0029", "CS0103", "CA1829"}
+)
 
 
 def diagnostics(ids, layer):
@@ -35,13 +39,17 @@ def diagnostics(ids, layer):
 def merged_by_definition(kite, csharp, syntax):
     """The merge as the rule states it, one comparison per pair: what the linear merge must still keep."""
     kept = list(kite)
-    for d in csharp:
+    for position, d in enumerate(csharp):
+        if any(e.file == d.file and e.line == d.line and e.id in RESTATES.get(d.id, ()) for e in csharp):
+            continue
+        if any((e.file, e.line, e.id, e.message) == (d.file, d.line, d.id, d.message) for e in csharp[:position]):
+            continue
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue
         if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
             continue
-        kept.append(d)
+        kept.append(in_kite_words(d))
     return ordered(kept)
 
 
@@ -66,6 +74,15 @@ def test_merge_drops_the_compilers_word_for_a_problem_kite_reports_on_that_line_
     kite = [at(3, "KT001", Layer.KITE)]
     csharp = [at(3, "CS0191", Layer.COMPILER), at(4, "CS0191", Layer.COMPILER), at(3, "CS0029", Layer.COMPILER)]
     assert merge(kite, csharp, {}) == [kite[0], csharp[2], csharp[1]]
+
+
+def test_merge_says_a_message_once_per_line_and_drops_a_warning_that_restates_an_error_there():
+    def at(line, column, rule_id, message="m"):
+        return Diagnostic("a.kite", line, column, Severity.WARNING, rule_id, message, Layer.COMPILER)
+
+    enumerations = [at(5, 12, "CA1851"), at(5, 30, "CA1851"), at(5, 44, "CA1851"), at(5, 50, "CA1851", "another")]
+    nullable = [at(8, 5, "CS0266"), at(8, 18, "CS8629"), at(9, 1, "CS8629")]
+    assert merge([], enumerations + nullable, {}) == [enumerations[0], enumerations[3], nullable[0], nullable[2]]
 
 
 BOMB = FIXTURES / "KT010" / "slow_to_compile.kite"  # within Kite's lambda limit, but far past any small budget

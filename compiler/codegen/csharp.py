@@ -15,6 +15,7 @@ import itertools
 from dataclasses import dataclass
 
 from kite import standard_library
+from kite.callee import constructs
 from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
 from kite.constants import order_constants
 from kite.syntax import nodes as n
@@ -38,6 +39,7 @@ class UnitSymbols:
     constants: tuple[tuple[str, n.Let], ...]  # (Kite path, constant) of every file, each after what it reads
     constant_types: dict  # name -> C# type
     modules: tuple  # every module of the unit
+    type_names: frozenset[str]  # records and enums, as the program spells them
 
     @classmethod
     def of(cls, modules, paths) -> "UnitSymbols":
@@ -49,14 +51,16 @@ class UnitSymbols:
         path_of = {id(item): path for path, item in located}
         members = {f.name for item in items if isinstance(item, n.TypeDecl) for f in item.fields}
         members |= {m.name for item in items if isinstance(item, n.EnumDecl) for m in item.members}
+        type_names = frozenset(item.name for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl)))
         return cls(
             frozenset(functions),
             frozenset(item.name for item in items if isinstance(item, n.EnumDecl)),
             frozenset(members),
-            frozenset(identifier(item.name) for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl))),
+            frozenset(identifier(name) for name in type_names),
             tuple((path_of[id(item)], item) for item in ordered),
-            {name: spelled or "object" for name, spelled in constant_types(ordered).items()},
+            {name: spelled or "object" for name, spelled in constant_types(ordered, functions, type_names).items()},
             tuple(modules),
+            type_names,
         )
 
 
@@ -93,6 +97,12 @@ def _escape_line_ends(text: str) -> str:
 def assigned_names(body) -> set[str]:
     """Names assigned anywhere in these statements (nested blocks included)."""
     return {s.target.name for s in n.walk_statements(body) if isinstance(s, n.Assign) and isinstance(s.target, n.Name)}
+
+
+def _unchanged(narrowed: dict[str, str], statements) -> dict[str, str]:
+    """The narrowings still true in these statements: those of names they never assign."""
+    changed = assigned_names(statements)
+    return {name: new for name, new in narrowed.items() if name not in changed}
 
 
 def always_exits(body) -> bool:
@@ -154,6 +164,8 @@ class _Writer:
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
         self.class_name = _class_spelling(module_class(module, symbols.modules))
+        self.marked: tuple[int, str] | None = None  # the (line, path) the last #line marker named; None when hidden
+        self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
 
@@ -161,10 +173,21 @@ class _Writer:
         self.out.append("    " * self.indent + text)
 
     def at(self, node, path: str | None = None) -> None:
+        self.marked = (node.line, path or self.path)
         self.out.append(f'#line {node.line} "{path or self.path}"')
 
     def hidden(self) -> None:
+        self.marked = None
         self.out.append("#line hidden")
+
+    def continuation_marker(self, e) -> str:
+        """A #line marker on a line of its own where an expression continues on a later physical line, so C#
+        reports a mistake there on the line the user wrote it on, not on the statement's first line."""
+        line = getattr(e, "line", None)
+        if self.marked is None or self.in_fstring or line is None or line <= self.marked[0]:
+            return ""
+        self.marked = (line, self.marked[1])
+        return f'\n#line {line} "{self.marked[1]}"\n'
 
     # ---- file
 
@@ -314,20 +337,28 @@ class _Writer:
             self.body(s.body, {s.name: identifier(s.name)})
 
     def if_statement(self, s: n.If, rest) -> None:
+        """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
+        A branch after branches that all exit is written as an `if` of its own (the same meaning), so its pattern
+        variable lives on in the enclosing block: where it exits too, the rest of the block stays narrowed."""
+        known_false: dict[str, str] = {}  # narrowed because every condition so far was false
+        chained = False  # an earlier branch can fall through: the later ones must be else-ifs of it
         for position, (condition, body) in enumerate(s.branches):
             frozen = assigned_names(body) | assigned_names(s.orelse or ())
             if position:
                 self.at(condition)
+            self.scopes.append(dict(known_false))
             text, when_true, when_false = self.condition(condition, frozen)
-            self.emit(f"{'else if' if position else 'if'} ({text})")
-            self.body(body, when_true)
+            self.scopes.pop()
+            self.emit(f"{'else if' if chained else 'if'} ({text})")
+            self.body(body, _unchanged({**known_false, **when_true}, body))
+            known_false.update(when_false)
+            chained = chained or not always_exits(body)
+            if not chained:
+                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ()) + list(rest)
+                self.scopes[-1].update(_unchanged(known_false, later))
         if s.orelse is not None:
             self.emit("else")
-            self.body(s.orelse, when_false if len(s.branches) == 1 else None)
-        elif len(s.branches) == 1 and always_exits(s.branches[0][1]):
-            # `if x == none` + return: x is known to be there for the rest of this block.
-            untouched = {name: new for name, new in when_false.items() if name not in assigned_names(rest)}
-            self.scopes[-1].update(untouched)
+            self.body(s.orelse, _unchanged(known_false, s.orelse))
 
     def expect(self, s: n.Expect) -> None:
         source = string_literal(s.source)
@@ -399,6 +430,10 @@ class _Writer:
 
     def expr(self, e, typed: bool = False) -> str:
         """`typed`: C# knows the target type here, so a list literal can be a collection expression."""
+        marker = self.continuation_marker(e)
+        return marker + self.expression_text(e, typed)
+
+    def expression_text(self, e, typed: bool) -> str:
         if isinstance(e, n.Name):
             return self.lookup(e.name)
         if isinstance(e, n.Literal):
@@ -487,11 +522,11 @@ class _Writer:
         if isinstance(func, n.Name):
             if func.name in standard_library.FUNCTIONS:
                 return f"{STD}.{func.name}({self.args(e.args, typed=False)})"
-            if self.local(func.name) is None:
-                if func.name in self.symbols.functions:
-                    return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
-                if func.name[:1].isupper():
-                    return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
+            is_value = self.local(func.name) is not None or func.name in self.symbols.constant_types
+            if not is_value and func.name in self.symbols.functions:
+                return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
+            if constructs(func.name, is_value=is_value, functions=self.symbols.functions, types=self.symbols.type_names):
+                return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
             return f"{self.lookup(func.name)}({self.args(e.args, typed=False)})"
         if isinstance(func, n.Member):
             return f"{self.expr(func.target)}.{self.member_name(func.name, called=True)}({self.args(e.args, typed=False)})"
@@ -504,7 +539,9 @@ class _Writer:
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
                 pieces.append(_escape_line_ends(text))
             else:
+                self.in_fstring, outer = True, self.in_fstring
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
+                self.in_fstring = outer
         return '$"' + "".join(pieces) + '"'
 
 

@@ -21,7 +21,7 @@ def check(module, facts, file):
     for line, column, message in facts.misplaced:
         yield RULE.at(file, line, column, message)
     constants = [item for item in module.items if isinstance(item, n.Let)]
-    spelled = constant_types(order_constants(constants, facts.functions).ordered)
+    spelled = constant_types(order_constants(constants, facts.functions).ordered, facts.functions, facts.records)
     for item in constants:
         if spelled[item.name] is None:
             yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")

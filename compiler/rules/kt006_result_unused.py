@@ -1,6 +1,7 @@
 """KT006: a result thrown away, such as upper(name) on a line by itself."""
 
 from kite import standard_library
+from kite.callee import constructs
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
@@ -21,13 +22,32 @@ def check(module, facts, file):
     for statement in facts.discarded:
         expr = statement.expr
         if isinstance(expr, n.Call) and isinstance(expr.func, n.Name):
-            name = expr.func.name
-            user_fn = facts.functions.get(name)
-            if user_fn is not None:
-                thrown_away = user_fn.returns is not None
-            else:
-                thrown_away = name in standard_library.PURE or name in facts.records or name[:1].isupper()
-            if thrown_away:
-                yield RULE.at(file, statement.line, statement.column, f"the result of {name}() is not used")
+            if _result_thrown_away(expr.func.name, statement.callee, facts):
+                yield RULE.at(file, statement.line, statement.column, f"the result of {expr.func.name}() is not used")
         elif not isinstance(expr, n.Call):
             yield RULE.at(file, statement.line, statement.column, "the value of this expression is not used")
+
+
+def _result_thrown_away(name, callee, facts) -> bool:
+    """By what the name is: a pure standard-library function, a let-bound lambda that gives a value, a function with a
+    result, or a construction. A lambda's body decides whether it gives one: `fn(x) => print(x)` gives nothing."""
+    if name in standard_library.FUNCTIONS:
+        return name in standard_library.PURE
+    if callee is not None:
+        return isinstance(callee.value, n.Lambda) and _gives_value(callee.value.body, facts)
+    user_fn = facts.functions.get(name)
+    if user_fn is not None:
+        return user_fn.returns is not None
+    return constructs(name, is_value=False, functions=facts.functions, types=facts.records)
+
+
+def _gives_value(body, facts) -> bool:
+    """A lambda body that is not a call gives a value; a call gives one when its own callee does (a name the lambda
+    cannot see resolved is given the benefit of the doubt)."""
+    if not isinstance(body, n.Call):
+        return True
+    if not isinstance(body.func, n.Name):
+        return False
+    name = body.func.name
+    known = name in standard_library.FUNCTIONS or name in facts.functions or name in facts.records
+    return known and _result_thrown_away(name, None, facts)
