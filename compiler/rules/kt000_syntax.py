@@ -14,6 +14,9 @@ RULE = Rule(
     fix="Indent with 4 spaces per level, write header lines without ':' and use only Kite statements.",
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
 
 def check(module, facts, file):
     """What only the analyzer sees: a parameter without a type, expect outside a test, a constant of unknown type."""
@@ -26,3 +29,7 @@ def check(module, facts, file):
             if spelled is None:
                 yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
             known[item.name] = spelled or "object"
+
+
+def applies(module):
+    return True  # any code at all can fail to be Kite

@@ -1,6 +1,7 @@
 """KT006: a result thrown away, such as upper(name) on a line by itself."""
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import has
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
@@ -13,6 +14,9 @@ RULE = Rule(
     fix='let shout = upper(name)',
     same_as=frozenset({"CA1806", "CS0201"}),
 )
+
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = False  # a teaching snippet's `upper(name)` shows a call, it does not throw a result away
 
 # LANGUAGE.md section 7: everything but print is pure.
 PURE_BUILTINS = frozenset(
@@ -35,3 +39,8 @@ def check(module, facts, file):
                 yield RULE.at(file, statement.line, statement.column, f"the result of {name}() is not used")
         elif not isinstance(expr, n.Call):
             yield RULE.at(file, statement.line, statement.column, "the value of this expression is not used")
+
+
+def applies(module):
+    """A call or a value on a line by itself."""
+    return has(module, n.ExprStmt)

@@ -5,7 +5,9 @@ this file is its id, severity and documentation.
 """
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import every_node
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT007",
@@ -18,3 +20,14 @@ RULE = Rule(
     example='System.Diagnostics.Process.Start("rm", "-rf /")',
     fix="Compute the result from the function's inputs and return it; print() for output.",
 )
+
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
+
+def applies(module):
+    """Code that names .NET: a use line, or a member of something PascalCase (Console.WriteLine, File.ReadAllText)."""
+    return any(
+        isinstance(node, n.Use) or (isinstance(node, n.Member) and isinstance(node.target, n.Name) and node.target.name[:1].isupper())
+        for node in every_node(module)
+    )
