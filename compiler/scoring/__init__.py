@@ -1,0 +1,1 @@
+"""Scoring model answers: prose and code apart, fragments read as modules, claims checked, slop found."""
