@@ -1,0 +1,165 @@
+"""An answer split into prose and code with CommonMark (markdown-it-py), every position kept.
+
+The prose is the answer with each code block (its fences too) and each inline code span replaced by spaces, same
+length and newlines kept, so a span found in the prose points at the same characters of the answer. Positions are
+found on the answer's own lines: markdown-it reports a block's lines, and a line's code is the end of it once the
+container (a quote's `>`, a list item's indentation) is taken off.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+from kite.scoring import fragments
+from kite.syntax import leaks
+from kite.syntax.nodes import Call, ExprStmt, FnDecl
+
+LINE_END = re.compile(r"\r\n|\r|\n")
+NOT_LINE_END = re.compile(r"[^\r\n]")
+BACKTICKS = re.compile(r"`+")
+# An untagged block larger than this is not probed as Kite: parsing it three ways would cost more than it is worth.
+MAX_PROBED_CHARS = 100_000
+PROBE_MODULE = "Answer"
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    language: str  # the info string's first word, lower-case ("kite", "csharp", "python", "" if none)
+    text: str  # the code itself: the block's lines as CommonMark reads them, joined by "\n"
+    start: int  # offset of text[0] in the answer (characters, not bytes)
+    end: int  # offset just past the code
+    fence: str  # "```", "~~~" or "indented"
+    is_kite: bool  # tagged kite, or untagged and parses as Kite (as a module, items, or a function body)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    prose: str  # the answer with every code block and inline code blanked in place (same length; newlines kept)
+    blocks: tuple[CodeBlock, ...]  # in order
+
+
+@dataclass(frozen=True)
+class _Line:
+    start: int
+    text: str  # without its line end
+
+
+def _lines(answer: str) -> list[_Line]:
+    """The answer's lines as markdown-it numbers them (it reads CR LF and a lone CR as line ends too)."""
+    lines, start = [], 0
+    for end in LINE_END.finditer(answer):
+        lines.append(_Line(start, answer[start:end.start()]))
+        start = end.end()
+    lines.append(_Line(start, answer[start:]))
+    return lines
+
+
+def _column(line: str, code: str) -> int:
+    """Where `code` (one line of a block, as CommonMark read it) starts on the answer's line."""
+    if line.endswith(code):
+        return len(line) - len(code)
+    rest = code.lstrip(" \t")  # CommonMark turned a tab of the container's indentation into spaces
+    return len(line) - len(rest) if line.endswith(rest) else len(line)
+
+
+def looks_like_kite(code: str) -> bool:
+    """Untagged code is Kite when it reads as a module, items or a function body, and is not something else that
+    happens to parse: program output (`42`, `[1, 2]`) or C# with most of its lines leaking."""
+    if not code.strip() or len(code) > MAX_PROBED_CHARS:
+        return False
+    reading = fragments.read_as_module(code, PROBE_MODULE)
+    if reading.how == "unreadable":
+        return False
+    module = fragments.parsed(reading.source)
+    if module is None:  # declared a module that does not parse: still Kite if it is mostly Kite
+        return reading.how == "module" and not _mostly_leaks(code)
+    if reading.how == "function body":
+        [body] = [item for item in module.items if isinstance(item, FnDecl)]
+        if all(isinstance(s, ExprStmt) and not isinstance(s.expr, Call) for s in body.body):
+            return False
+    return not _mostly_leaks(code)
+
+
+def _mostly_leaks(code: str) -> bool:
+    significant = sum(1 for line in code.split("\n") if line.strip() and not line.strip().startswith("#"))
+    return 2 * len(leaks.scan(code).leaked_lines) >= significant
+
+
+def extract(answer: str) -> Extraction:
+    lines = _lines(answer)
+    prose = list(answer)
+
+    def blank(start: int, end: int) -> None:
+        prose[start:end] = NOT_LINE_END.sub(" ", answer[start:end])
+
+    def blank_line_from(number: int, column: int) -> None:
+        line = lines[number]
+        blank(line.start + column, line.start + len(line.text))
+
+    blocks = []
+    for token in MarkdownIt("commonmark").parse(answer):
+        if token.type == "inline" and token.children and token.map:
+            spans = [child for child in token.children if child.type == "code_inline"]
+            if spans:
+                first, last = lines[token.map[0]], lines[min(token.map[1], len(lines)) - 1]
+                for start, end in _inline_spans(answer, first.start, last.start + len(last.text), spans):
+                    blank(start, end)
+        if token.type not in ("fence", "code_block") or not token.map:
+            continue
+        content = token.content[:-1] if token.content.endswith("\n") else token.content
+        code_lines = content.split("\n") if token.content else []
+        opening, after = token.map
+        first = opening + 1 if token.type == "fence" else opening
+        columns = [_column(lines[first + i].text, code) for i, code in enumerate(code_lines)]
+        for i, column in enumerate(columns):
+            blank_line_from(first + i, column)
+        if token.type == "fence":
+            marker = token.markup[0] * 3
+            blank_line_from(opening, max(lines[opening].text.find(marker), 0))
+            closing = first + len(code_lines)
+            if closing < after:
+                blank_line_from(closing, max(lines[closing].text.find(marker), 0))
+        if code_lines:
+            start = lines[first].start + columns[0]
+            end = lines[first + len(code_lines) - 1].start + len(lines[first + len(code_lines) - 1].text)
+        else:
+            start = end = lines[first].start if first < len(lines) else len(answer)
+        language = token.info.split()[0].lower() if token.info.split() else ""
+        text = "\n".join(code_lines)
+        fence = token.markup[0] * 3 if token.type == "fence" else "indented"
+        is_kite = language == "kite" or (language == "" and looks_like_kite(text))
+        blocks.append(CodeBlock(language, text, start, end, fence, is_kite))
+    return Extraction("".join(prose), tuple(blocks))
+
+
+def _code_span_content(raw: str) -> str:
+    """CommonMark's reading of a code span's inside: line ends become spaces, one space is stripped from each side."""
+    text = raw.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    if len(text) >= 2 and text[0] == " " and text[-1] == " " and text.strip(" "):
+        return text[1:-1]
+    return text
+
+
+def _inline_spans(answer: str, start: int, end: int, spans) -> list[tuple[int, int]]:
+    """The answer's (start, end) of each code span markdown-it found between start and end, backticks included.
+
+    A span opens at a run of backticks and closes at the next run of the same length; a run that is escaped or sits
+    in an HTML attribute gives a different content, so each candidate is checked against what markdown-it read."""
+    runs = [(match.start(), match.end()) for match in BACKTICKS.finditer(answer, start, end)]
+    found, index = [], 0
+    for span in spans:
+        for opener in range(index, len(runs)):
+            width = runs[opener][1] - runs[opener][0]
+            if width != len(span.markup):
+                continue
+            closer = next((c for c in range(opener + 1, len(runs)) if runs[c][1] - runs[c][0] == width), None)
+            if closer is None:
+                break
+            if _code_span_content(answer[runs[opener][1]:runs[closer][0]]) == span.content:
+                found.append((runs[opener][0], runs[closer][1]))
+                index = closer + 1
+                break
+    return found

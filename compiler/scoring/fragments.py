@@ -1,0 +1,79 @@
+"""A block of Kite from an answer, read as a whole module the pipeline can compile.
+
+Answers are often fragments. A block that declares a module is read as written, errors and all. One without a
+`module` line gets the task's module; if that does not parse, it is tried with its common indentation removed (items
+cut from an indented context), then as the body of a function. The reading says which way it went, so a rule that
+judges only whole files can tell, and its line offset maps every diagnostic back to the block's own lines.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+
+from lark.exceptions import LarkError
+
+from kite.syntax import layout as layout_pass
+from kite.syntax import leaks
+from kite.syntax.nodes import Module
+from kite.syntax.parser import KiteSyntaxError, parse_module
+
+# A module line at column 0, as the parser would read it (a comment may follow).
+MODULE_LINE = re.compile(r"^module[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.MULTILINE)
+# The function a bare body is wrapped in: snake_case, no standard-library name, so it adds no diagnostic of its own.
+BODY_FUNCTION = "fragment_body"
+HOWS = ("module", "no module line", "items", "function body", "unreadable")
+
+
+@dataclass(frozen=True)
+class Reading:
+    source: str  # a whole Kite module to compile
+    how: str  # one of HOWS
+    module: str  # the module name the source declares
+    line_offset: int  # Kite line N of `source` is line N - line_offset of the block
+
+
+def normalized(code: str) -> str:
+    """LF line ends, as Kite's own reader leaves a file."""
+    return code.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parsed(text: str) -> Module | None:
+    """The module `text` parses to with nothing recovered but C# leaks (which KT004 reports), else None."""
+    layout = layout_pass.check(leaks.scan(text).recovered_text)
+    if layout.problems:
+        return None
+    try:
+        module = parse_module("\n".join(layout.lines))
+    except (LarkError, KiteSyntaxError, RecursionError):
+        return None
+    return module if module is not None and module.name else None
+
+
+def as_function_body(code: str) -> str:
+    lines = textwrap.dedent(code).split("\n")
+    return "\n".join("    " + line if line.strip() else "" for line in lines)
+
+
+def candidates(code: str, module_name: str):
+    """(how, header, body) in the order a fragment is tried."""
+    header = f"module {module_name}\n"
+    yield "no module line", header, code
+    dedented = textwrap.dedent(code)
+    if dedented != code:
+        yield "items", header, dedented
+    yield "function body", f"{header}fn {BODY_FUNCTION}()\n", as_function_body(code)
+
+
+def read_as_module(code: str, module_name: str) -> Reading:
+    code = normalized(code)
+    declared = MODULE_LINE.search(code)
+    if declared:
+        return Reading(code, "module", declared.group(1), 0)
+    if code.strip():
+        for how, header, body in candidates(code, module_name):
+            if parsed(header + body) is not None:
+                return Reading(header + body, how, module_name, header.count("\n"))
+    # Still a module to compile: the block's own KT000 and KT004 are what it gets graded on.
+    return Reading(f"module {module_name}\n{code}", "unreadable", module_name, 1)
