@@ -59,3 +59,8 @@ def test(reports) -> str:
         ],
     }
     return json.dumps(document, indent=2)
+
+
+def score(summary) -> str:
+    """The summary document, as written beside the results (docs/scoring.md has its schema)."""
+    return json.dumps(summary, indent=1, sort_keys=True)
