@@ -131,6 +131,26 @@ def check(paths, layer, output_format, strict):
 
 
 @main.command()
+@click.argument("path", type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("prose")), default="text", show_default=True,
+              help="text: a line per phrase found. json: one document for scripts (docs/scoring.md).")
+@guarded
+def prose(path, output_format):
+    """Find known slop phrases in the prose of a Markdown file (code blocks and inline code are ignored).
+
+    A clean result means no known phrase was found, not that the text has no slop. Exit 0 when none was found, 1 when
+    some were, 2 for unusable input."""
+    from kite.scoring.answer import extract
+    from kite.scoring.slop import ProseReport, slop
+    from kite.source import read
+
+    text = read(path).text
+    report = ProseReport(path, text, tuple(slop(extract(text).prose)))
+    click.echo(emitters.emitter(output_format).prose(report))
+    sys.exit(EXIT_FAILED if report.hits else 0)
+
+
+@main.command()
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kite import diagnostics as diag
 from kite.display import visible
+from kite.scoring.slop import CLEAN_MEANS
 
 
 def diagnostics_text(found) -> str:
@@ -90,4 +91,16 @@ def score(summary) -> str:
         lines += ["", "could not be graded:"]
         lines += [f"  line {u['line']}" + (f" (id {visible(str(u['id']))})" if u["id"] is not None else "")
                   + f": {u['kind']}: {visible(u['message'])}" for u in ungraded]
+    return "\n".join(lines)
+
+
+def prose(report) -> str:
+    """A line per slop phrase (file:line:column: category: "phrase"), then the count by category."""
+    lines = []
+    for hit in report.hits:
+        line, column = report.line_column(hit.start)
+        lines.append(f'{visible(report.path)}:{line}:{column}: {hit.category}: "{visible(hit.phrase)}"')
+    counts = ", ".join(f"{name} {count}" for name, count in report.by_category().items() if count)
+    found = f"{len(report.hits)} slop phrase{'s' if len(report.hits) != 1 else ''} ({counts})" if report.hits else "no known slop phrase"
+    lines.append(f"{found}; {CLEAN_MEANS}")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ container (a quote's `>`, a list item's indentation) is taken off.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -41,22 +42,6 @@ class Extraction:
     blocks: tuple[CodeBlock, ...]  # in order
 
 
-@dataclass(frozen=True)
-class _Line:
-    start: int
-    text: str  # without its line end
-
-
-def _lines(answer: str) -> list[_Line]:
-    """The answer's lines as markdown-it numbers them (it reads CR LF and a lone CR as line ends too)."""
-    lines, start = [], 0
-    for end in LINE_END.finditer(answer):
-        lines.append(_Line(start, answer[start:end.start()]))
-        start = end.end()
-    lines.append(_Line(start, answer[start:]))
-    return lines
-
-
 def _column(line: str, code: str) -> int:
     """Where `code` (one line of a block, as CommonMark read it) starts on the answer's line."""
     if line.endswith(code):
@@ -88,51 +73,89 @@ def _mostly_leaks(code: str) -> bool:
     return 2 * len(leaks.scan(code).leaked_lines) >= significant
 
 
-def extract(answer: str) -> Extraction:
-    lines = _lines(answer)
-    prose = list(answer)
+@functools.cache
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark")
 
-    def blank(start: int, end: int) -> None:
-        prose[start:end] = NOT_LINE_END.sub(" ", answer[start:end])
 
-    def blank_line_from(number: int, column: int) -> None:
-        line = lines[number]
-        blank(line.start + column, line.start + len(line.text))
+class _Blanking:
+    """The answer's lines as markdown-it numbers them (CR LF and a lone CR end a line too), and the prose being made."""
 
-    blocks = []
-    for token in MarkdownIt("commonmark").parse(answer):
-        if token.type == "inline" and token.children and token.map:
-            spans = [child for child in token.children if child.type == "code_inline"]
-            if spans:
-                first, last = lines[token.map[0]], lines[min(token.map[1], len(lines)) - 1]
-                for start, end in _inline_spans(answer, first.start, last.start + len(last.text), spans):
-                    blank(start, end)
-        if token.type not in ("fence", "code_block") or not token.map:
-            continue
+    def __init__(self, answer: str):
+        self.answer = answer.replace("\0", "\ufffd")  # as markdown-it reads it: same length
+        breaks = list(LINE_END.finditer(answer))
+        self.starts = [0, *(match.end() for match in breaks)]
+        self.ends = [*(match.start() for match in breaks), len(answer)]
+        self.original = answer
+        self.blanked: list[tuple[int, int]] = []  # (start, end) of each stretch of code
+
+    def line(self, number: int) -> str:
+        return self.answer[self.starts[number]:self.ends[number]]
+
+    def blank(self, start: int, end: int) -> None:
+        if start < end:
+            self.blanked.append((start, end))
+
+    def prose(self) -> str:
+        """The original answer (NUL and all) with every stretch blanked; lines of one block are blanked as one."""
+        merged: list[list[int]] = []
+        for start, end in sorted(self.blanked):
+            if merged and not self.original[merged[-1][1]:start].strip("\r\n"):
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        pieces, position = [], 0
+        for start, end in merged:
+            stretch = self.original[start:end]
+            pieces += [self.original[position:start], NOT_LINE_END.sub(" ", stretch) if "\n" in stretch or "\r" in stretch else " " * len(stretch)]
+            position = end
+        pieces.append(self.original[position:])
+        return "".join(pieces)
+
+    def blank_line_from(self, number: int, column: int) -> None:
+        self.blank(self.starts[number] + column, self.ends[number])
+
+    def inline(self, token) -> None:
+        spans = [child for child in token.children or () if child.type == "code_inline"]
+        if spans and token.map:
+            region_end = self.ends[min(token.map[1], len(self.ends)) - 1]
+            for start, end in _inline_spans(self.answer, self.starts[token.map[0]], region_end, spans):
+                self.blank(start, end)
+
+    def block(self, token) -> CodeBlock:
+        """A fence or an indented block: its lines blanked (fences too), its code and where that code starts."""
         content = token.content[:-1] if token.content.endswith("\n") else token.content
         code_lines = content.split("\n") if token.content else []
         opening, after = token.map
         first = opening + 1 if token.type == "fence" else opening
-        columns = [_column(lines[first + i].text, code) for i, code in enumerate(code_lines)]
+        columns = [_column(self.line(first + i), code) for i, code in enumerate(code_lines)]
         for i, column in enumerate(columns):
-            blank_line_from(first + i, column)
+            self.blank_line_from(first + i, column)
         if token.type == "fence":
             marker = token.markup[0] * 3
-            blank_line_from(opening, max(lines[opening].text.find(marker), 0))
             closing = first + len(code_lines)
-            if closing < after:
-                blank_line_from(closing, max(lines[closing].text.find(marker), 0))
+            for number in (opening, closing) if closing < after else (opening,):
+                self.blank_line_from(number, max(self.line(number).find(marker), 0))
         if code_lines:
-            start = lines[first].start + columns[0]
-            end = lines[first + len(code_lines) - 1].start + len(lines[first + len(code_lines) - 1].text)
+            start, end = self.starts[first] + columns[0], self.ends[first + len(code_lines) - 1]
         else:
-            start = end = lines[first].start if first < len(lines) else len(answer)
-        language = token.info.split()[0].lower() if token.info.split() else ""
+            start = end = self.starts[first] if first < len(self.starts) else len(self.answer)
+        words = token.info.split()
+        language = words[0].lower() if words else ""
         text = "\n".join(code_lines)
         fence = token.markup[0] * 3 if token.type == "fence" else "indented"
-        is_kite = language == "kite" or (language == "" and looks_like_kite(text))
-        blocks.append(CodeBlock(language, text, start, end, fence, is_kite))
-    return Extraction("".join(prose), tuple(blocks))
+        return CodeBlock(language, text, start, end, fence, language == "kite" or (language == "" and looks_like_kite(text)))
+
+
+def extract(answer: str) -> Extraction:
+    blanking = _Blanking(answer)
+    blocks = []
+    for token in _markdown().parse(answer):
+        if token.type == "inline":
+            blanking.inline(token)
+        elif token.type in ("fence", "code_block") and token.map:
+            blocks.append(blanking.block(token))
+    return Extraction(blanking.prose(), tuple(blocks))
 
 
 def _code_span_content(raw: str) -> str:

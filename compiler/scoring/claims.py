@@ -10,16 +10,19 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
+
+from kite.scoring.matching import data, fold, word_matches
 
 LAYERS = ("kite", "compiler", "analyzers", "tests")
 VERDICTS = ("compiles", "clean", "passes")
-RULE_ID = re.compile(r"(?:KT|CS|CA)\d{3,4}", re.IGNORECASE)
-# Sentences end at . ! ? followed by space, at a blank line, and before a list item or heading.
-SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*_]*[ \t]+|(?<=[.!?])[\"')\]*_]*(?=\n)|\n[ \t>]*\n|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)")
+RULE_ID = re.compile(r"(?:kt|cs|ca)\d{3,4}")
+# Sentences end after . ! ? and a space or line end, at a blank line, and before a list item or heading.
+SENTENCE_END = re.compile(r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|\n[ \t>]*\n|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)")
 MARKUP_EDGE = " \t\r\n>*_#-+`"
+LEADING_MARKUP = re.compile(r"[ \t\r\n>*_#+`-]*")
+# How far back in a sentence a negation or condition can turn a claim into none.
+CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
 # Words that, earlier in the same clause, turn a claim into a question, a condition or a denial.
 NOT_A_CLAIM = re.compile(
@@ -60,10 +63,9 @@ class ClaimPattern:
 
 @functools.cache
 def claim_patterns() -> tuple[ClaimPattern, ...]:
-    data = tomllib.loads((resources.files("kite.scoring") / "data" / "claims.toml").read_text(encoding="utf-8"))
     return tuple(
-        ClaimPattern(entry["kind"], tuple(entry["names"]), re.compile(text, re.IGNORECASE))
-        for entry in data["claim"]
+        ClaimPattern(entry["kind"], tuple(entry["names"]), re.compile(text))
+        for entry in data("claims.toml")["claim"]
         for text in entry["patterns"]
     )
 
@@ -72,15 +74,12 @@ def sentences(prose: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence, markdown's list markers, quote markers and emphasis trimmed off its edges."""
     spans, start = [], 0
     for boundary in [*SENTENCE_END.finditer(prose), None]:
-        end = boundary.start() if boundary else len(prose)
-        while start < end and prose[start] in MARKUP_EDGE:
-            start += 1
+        end = (boundary.end("stop") if boundary.group("stop") else boundary.start()) if boundary else len(prose)
+        start = LEADING_MARKUP.match(prose, start, end).end()
         number = LIST_NUMBER.match(prose, start, end)
         if number:
             start = number.end()
-        stop = end
-        while stop > start and prose[stop - 1] in MARKUP_EDGE:
-            stop -= 1
+        stop = start + len(prose[start:end].rstrip(MARKUP_EDGE))
         if stop > start:
             spans.append((start, stop))
         start = boundary.end() if boundary else len(prose)
@@ -119,18 +118,19 @@ def _failure(name: str, outcome: Outcome) -> str:
 def _is_claim(prose: str, sentence_start: int, match_start: int, sentence_end: int) -> bool:
     if prose[sentence_end - 1] == "?":
         return False
-    before = prose[sentence_start:match_start]
+    before = prose[max(sentence_start, match_start - CLAUSE_LOOKBACK):match_start]
     clause = CLAUSE_BREAK.split(before)[-1]
     return not NOT_A_CLAIM.search(clause)
 
 
 def claims(prose: str, outcome: Outcome) -> list[Claim]:
     spans = sentences(prose)
+    folded = fold(prose)
     starts = [start for start, _ in spans]
     taken: dict[int, list[tuple[int, int]]] = {}  # sentence index -> words already claimed in it
     found: dict[tuple[int, str], Claim] = {}
     for claim_pattern in claim_patterns():
-        for match in claim_pattern.pattern.finditer(prose):
+        for match in word_matches(claim_pattern.pattern, folded):
             index = bisect.bisect_right(starts, match.start()) - 1
             if index < 0:
                 continue

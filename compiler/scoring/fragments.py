@@ -8,6 +8,7 @@ judges only whole files can tell, and its line offset maps every diagnostic back
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ def normalized(code: str) -> str:
     return code.replace("\r\n", "\n").replace("\r", "\n")
 
 
+@functools.lru_cache(maxsize=64)  # a block is read once to choose its reading and again to judge it
 def parsed(text: str) -> Module | None:
     """The module `text` parses to with nothing recovered but C# leaks (which KT004 reports), else None."""
     layout = layout_pass.check(leaks.scan(text).recovered_text)

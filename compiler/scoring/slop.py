@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
+
+from kite.scoring.matching import data, fold, word_matches
 
 # What may stand between the start of a sentence and an opener: white space and markdown's markers.
 SENTENCE_START = re.compile(r"(?:^|[.!?:]|\n)[\s>*_#+-]*\Z")
 OPENER_LOOKBACK = 40
+# What a clean result means, said wherever one is shown (the seed's own caveat).
+CLEAN_MEANS = "a clean result means no known phrase was found, not that the text has no slop"
 
 
 @dataclass(frozen=True)
@@ -33,34 +35,30 @@ class Category:
 
 
 def phrase_pattern(phrase: str) -> str:
-    """A phrase as a regular expression: word boundaries at word edges, any white space, either apostrophe."""
-    words = [re.escape(word).replace("'", "['’]") for word in phrase.split()]
-    body = r"\s+".join(words)
-    head = r"\b" if phrase[0].isalnum() else ""
-    tail = r"\b" if phrase[-1].isalnum() else ""
-    return head + body + tail
+    """A lower-case phrase as a regular expression: any white space between words, either apostrophe, a word boundary
+    after a last word character (the start of a word is checked by word_matches)."""
+    words = [re.escape(word).replace("'", "['’]") for word in phrase.lower().split()]
+    return r"\s+".join(words) + (r"\b" if phrase[-1].isalnum() else "")
 
 
 @functools.cache
 def categories() -> tuple[Category, ...]:
-    data = tomllib.loads((resources.files("kite.scoring") / "data" / "slop.toml").read_text(encoding="utf-8"))
     found = []
-    for entry in data["category"]:
+    for entry in data("slop.toml")["category"]:
         # Longest first: where two phrases start at the same place, the hit is the longer one.
         alternatives = [phrase_pattern(p) for p in sorted(entry["phrases"], key=len, reverse=True)] + entry["patterns"]
-        found.append(Category(entry["name"], entry["sentence_start"], re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)))
+        found.append(Category(entry["name"], entry["sentence_start"], re.compile("|".join(f"(?:{a})" for a in alternatives))))
     return tuple(found)
 
 
 def slop(prose: str) -> list[SlopHit]:
     hits: list[SlopHit] = []
+    folded = fold(prose)
     for category in categories():
-        for match in category.pattern.finditer(prose):
-            if match.start() == match.end():
-                continue
+        for match in word_matches(category.pattern, folded):
             if category.sentence_start and not SENTENCE_START.search(prose, max(0, match.start() - OPENER_LOOKBACK), match.start()):
                 continue
-            hits.append(SlopHit(category.name, match.group(), match.start(), match.end()))
+            hits.append(SlopHit(category.name, prose[match.start():match.end()], match.start(), match.end()))
     hits.sort(key=lambda hit: (hit.start, -hit.end))
     kept: list[SlopHit] = []
     reach = 0  # the end of the furthest-reaching hit kept: a hit ending before it lies inside one already counted
@@ -69,3 +67,23 @@ def slop(prose: str) -> list[SlopHit]:
             kept.append(hit)
             reach = hit.end
     return kept
+
+
+@dataclass(frozen=True)
+class ProseReport:
+    """`kite prose` on one file: its text (line ends read as LF) and the slop hits in its prose."""
+
+    path: str
+    text: str
+    hits: tuple[SlopHit, ...]
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (in characters) of an offset into the text."""
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        return self.text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+    def by_category(self) -> dict[str, int]:
+        counts = {category.name: 0 for category in categories()}
+        for hit in self.hits:
+            counts[hit.category] += 1
+        return counts
