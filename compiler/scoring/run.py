@@ -6,6 +6,7 @@ judged once per run, and, with a cache folder, once per toolchain."""
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import hashlib
 import json
@@ -185,6 +186,7 @@ def _judge_in_worker(settings: SessionSettings, request: CodeRequest) -> dict:
     global _worker_session
     if _worker_session is None:
         _worker_session = settings.open()
+        atexit.register(_worker_session.close)  # spawned workers end through sys.exit: the test processes go too
     return judge(_worker_session, request)
 
 

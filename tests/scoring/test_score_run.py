@@ -215,3 +215,33 @@ def test_a_run_killed_with_kill_9_and_resumed_ends_with_the_same_summary(tmp_pat
     assert summary("killed.summary.json") == summary("whole.summary.json")
     lines = [json.loads(line)["line"] for line in results.read_text().splitlines()]
     assert sorted(lines) == list(range(1, len(answers) + 1))
+
+
+def graded_answers(results: list[dict]) -> list[dict]:
+    return sorted(results, key=lambda r: r["line"])
+
+
+@pytest.fixture
+def mixed_run(tmp_path, tasks):
+    wrong = ADDER.replace("a + b", "a - b")
+    answers = [kite_block(ADDER), kite_block(wrong), "prose only", kite_block(ADDER.replace("return", "return;")),
+               kite_block(ADDER) + "\nThe same program again.", kite_block(wrong.removeprefix("module Adder\n"))]
+    write_run(tmp_path / "run.jsonl", answers)
+    _, alone = score(tmp_path, "--tasks", str(tasks))
+    return graded_answers(alone)
+
+
+def test_worker_processes_give_the_results_of_one_process(tmp_path, tasks, mixed_run):
+    result, results = score(tmp_path, "--tasks", str(tasks), "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert graded_answers(results) == mixed_run
+
+
+def test_a_dask_cluster_gives_the_results_of_one_process(tmp_path, tasks, mixed_run):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        result, results = score(tmp_path, "--tasks", str(tasks), "--dask", cluster.scheduler_address)
+    assert result.exit_code == 0, result.output
+    assert graded_answers(results) == mixed_run
+
