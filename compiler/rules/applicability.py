@@ -31,5 +31,16 @@ def _nodes_in(value):
             yield from _nodes_in(inner)
 
 
+_walked: tuple[n.Module | None, tuple] = (None, ())
+
+
+def nodes_of(module: n.Module) -> tuple:
+    """Every node of the module, walked once however many rules ask (the last module walked is kept)."""
+    global _walked
+    if _walked[0] is not module:
+        _walked = (module, tuple(every_node(module)))
+    return _walked[1]
+
+
 def has(module: n.Module, *kinds: type) -> bool:
-    return any(isinstance(node, kinds) for node in every_node(module))
+    return any(isinstance(node, kinds) for node in nodes_of(module))

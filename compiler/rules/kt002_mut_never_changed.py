@@ -1,7 +1,7 @@
 """KT002: a let mut that is never changed."""
 
 from kite.diagnostics import Severity
-from kite.rules.applicability import every_node
+from kite.rules.applicability import nodes_of
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
@@ -25,4 +25,4 @@ def check(module, facts, file):
 
 
 def applies(module):
-    return any(isinstance(node, n.Let) and node.mutable for node in every_node(module))
+    return any(isinstance(node, n.Let) and node.mutable for node in nodes_of(module))

@@ -5,7 +5,7 @@ this file is its id, severity and documentation.
 """
 
 from kite.diagnostics import Severity
-from kite.rules.applicability import every_node
+from kite.rules.applicability import nodes_of
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
@@ -29,5 +29,5 @@ def applies(module):
     """Code that names .NET: a use line, or a member of something PascalCase (Console.WriteLine, File.ReadAllText)."""
     return any(
         isinstance(node, n.Use) or (isinstance(node, n.Member) and isinstance(node.target, n.Name) and node.target.name[:1].isupper())
-        for node in every_node(module)
+        for node in nodes_of(module)
     )

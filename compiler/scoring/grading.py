@@ -136,9 +136,10 @@ def judge_kite(session, request: CodeRequest) -> dict:
             verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
             verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
             verdict["tampered"] = report.tampered
+        module = read_syntax(program).module
     else:
-        check = session.check(Unit(program), "all")
-    module = read_syntax(program).module
+        analysis = session.analyze(Unit(program), "all")
+        check, module = analysis.result, analysis.modules[0]
     verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
     verdict["layers_run"] = list(check.layers_run)
     verdict["skipped"] = list(check.skipped)
