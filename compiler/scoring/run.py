@@ -132,10 +132,13 @@ class Reader:
         self.options = options
         self.tasks = TaskFolder(options.tasks) if options.tasks else None
         if self.tasks is not None:
-            missing = sorted(task_id for task_id in task_ids_named(options) if not self.tasks.exists(task_id))
+            named = task_ids_named(options)
+            missing = sorted(task_id for task_id in named if not self.tasks.exists(task_id))
             if missing:
                 shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                 raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
+            for task_id in sorted(named):  # a task folder without tests, or with a broken task.toml, stops the run before it starts
+                self.tasks.task(task_id)
 
     def read(self, number: int, raw: bytes) -> Prepared | dict:
         options = self.options
@@ -158,7 +161,7 @@ class Reader:
         if answer is MISSING:
             return ungradable(number, answer_id, task_id, "missing field", f"no field {options.field!r}")
         if not isinstance(answer, str):
-            return ungradable(number, answer_id, task_id, "missing field", f"{options.field!r} is a {type(answer).__name__}, not a string")
+            return ungradable(number, answer_id, task_id, "missing field", f"{options.field!r} is {json_type(answer)}, not a string")
         fmt = "kite"
         if options.format_field:
             fmt = dotted(document, options.format_field)
@@ -173,6 +176,10 @@ class Reader:
                 return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
             model_score = float(model_score)
         return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+
+
+def json_type(value) -> str:
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
 
 
 # ---- where the judging runs
@@ -385,7 +392,10 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     waiting[key].append(prepared)
                     continue
                 waiting[key] = [prepared]
-                pending[executor.submit(_judge_in_worker, options.session, prepared.request)] = key
+                try:
+                    pending[executor.submit(_judge_in_worker, options.session, prepared.request)] = key
+                except concurrent.futures.BrokenExecutor:
+                    raise ToolchainError("a worker process died (out of memory?); the results so far are kept: --resume goes on") from None
                 while len(pending) >= in_flight_limit:
                     collect(first_done(executor, list(pending)))
             while pending:

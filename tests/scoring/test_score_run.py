@@ -245,3 +245,17 @@ def test_a_dask_cluster_gives_the_results_of_one_process(tmp_path, tasks, mixed_
     assert result.exit_code == 0, result.output
     assert graded_answers(results) == mixed_run
 
+
+
+def test_a_task_folder_without_hidden_tests_stops_the_run_before_it_starts(tmp_path, tasks):
+    (tasks / "empty").mkdir()
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)], task="empty")
+    result, results = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 2 and "no hidden tests" in result.output and results == []
+
+
+def test_score_has_help_and_its_text_table_shows_intervals(tmp_path):
+    assert run_kite(["score", "--help"], cwd=tmp_path).output.startswith("Usage: ")
+    write_run(tmp_path / "run.jsonl", ["prose only", kite_block(ADDER)])
+    result, _ = score(tmp_path)
+    assert "compiles         50.0% [9.5%, 90.5%]          1/2" in result.output
