@@ -17,13 +17,19 @@ from kite.scoring.matching import data, fold, word_matches
 LAYERS = ("kite", "compiler", "analyzers", "tests")
 VERDICTS = ("compiles", "clean", "passes")
 RULE_ID = re.compile(r"(?:kt|cs|ca)\d{3,4}")
-# Sentences end after . ! ? and a space or line end, at a blank line, and before a list item or heading.
-SENTENCE_END = re.compile(r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|\n[ \t>]*\n|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)")
+# Sentences end after . ! ? and a space or line end, at the end of a heading, at a blank line, and before a list item
+# or a heading; the named group, where one matched, is where the sentence ends.
+SENTENCE_END = re.compile(
+    r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|(?P<heading>^[ \t>]*#{1,6}(?:[ \t][^\n]*)?)\n|\n[ \t>]*\n"
+    r"|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)",
+    re.MULTILINE,
+)
 MARKUP_EDGE = " \t\r\n>*_#-+`"
 LEADING_MARKUP = re.compile(r"[ \t\r\n>*_#+`-]*")
 # How far back in a sentence a negation or condition can turn a claim into none.
 CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
+LIST_MARKER = re.compile(r"\d{1,9}[.)]")
 # Words that, earlier in the same clause, turn a claim into a question, a condition or a denial.
 NOT_A_CLAIM = re.compile(
     r"\b(?:not|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
@@ -74,13 +80,16 @@ def sentences(prose: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence, markdown's list markers, quote markers and emphasis trimmed off its edges."""
     spans, start = [], 0
     for boundary in [*SENTENCE_END.finditer(prose), None]:
-        end = (boundary.end("stop") if boundary.group("stop") else boundary.start()) if boundary else len(prose)
+        if boundary is None:
+            end = len(prose)
+        else:
+            end = boundary.end(boundary.lastgroup) if boundary.lastgroup else boundary.start()
         start = LEADING_MARKUP.match(prose, start, end).end()
         number = LIST_NUMBER.match(prose, start, end)
         if number:
             start = number.end()
         stop = start + len(prose[start:end].rstrip(MARKUP_EDGE))
-        if stop > start:
+        if stop > start and not LIST_MARKER.fullmatch(prose, start, stop):  # "1." is a list item's number, not a sentence
             spans.append((start, stop))
         start = boundary.end() if boundary else len(prose)
     return spans

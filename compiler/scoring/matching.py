@@ -24,8 +24,9 @@ def data(name: str) -> dict:
     return tomllib.loads((resources.files("kite.scoring") / "data" / name).read_text(encoding="utf-8"))
 
 
-def word_matches(pattern: re.Pattern, folded: str):
-    """Every match of `pattern` in `folded` that begins at the start of a word (or on a non-word character)."""
+def word_matches(pattern: re.Pattern, folded: str, overlapping: bool = False):
+    """Every match of `pattern` in `folded` that begins at the start of a word (or on a non-word character); with
+    `overlapping`, also those that begin inside an earlier match."""
     position = 0
     while (match := pattern.search(folded, position)) is not None:
         start = match.start()
@@ -34,7 +35,7 @@ def word_matches(pattern: re.Pattern, folded: str):
             position = start + 1
             continue
         yield match
-        position = match.end()
+        position = start + 1 if overlapping else match.end()
 
 
 def _is_word(character: str) -> bool:

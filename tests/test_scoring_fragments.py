@@ -1,0 +1,73 @@
+"""Fragments read as whole modules: which way each was read, and every diagnostic mapped back to the block's lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from kite.scoring.fragments import BODY_FUNCTION, parsed, read_as_module
+from kite.source import SourceFile
+from kite.syntax.frontend import read_syntax
+
+
+@pytest.mark.parametrize(("code", "how"), [
+    ("module Shop\n\nfn f()\n    pass", "module"),
+    ("# the shop\nmodule Shop\nfn f()\n    pass", "module"),
+    ("module Shop\nfn f(\n", "module"),  # declares its module: read as written, errors and all
+    ("fn add(a: int, b: int) -> int\n    return a + b\n\ntest \"adds\"\n    expect add(1, 2) == 3", "no module line"),
+    ("type Item\n    name: str\n\nenum Size\n    Small", "no module line"),
+    ("    fn add(a: int) -> int\n        return a", "items"),
+    ("let mut total = 0\nfor x in [1, 2]\n    total += x\nprint(total)", "function body"),
+    ("    let n = 1\n    print(n)", "function body"),
+    ("print(add(1, 2))", "function body"),
+    ("def f(x):\n    return x", "unreadable"),
+    ("fn f()\nprint(1)", "unreadable"),
+    ("", "unreadable"),
+])
+def test_each_shape_is_read_the_way_it_can_be(code, how):
+    reading = read_as_module(code, "Shop")
+    assert reading.how == how
+    if how != "unreadable":
+        assert parsed(reading.source) is not None or how == "module"
+
+
+def test_a_block_with_its_own_module_keeps_its_name_and_lines():
+    reading = read_as_module("module Other\nfn f()\n    pass\n", "Shop")
+    assert (reading.module, reading.line_offset, reading.source) == ("Other", 0, "module Other\nfn f()\n    pass\n")
+
+
+def test_a_fragment_gets_the_task_module():
+    reading = read_as_module("fn f()\n    pass", "Shop")
+    assert (reading.module, reading.source.splitlines()[0]) == ("Shop", "module Shop")
+
+
+def test_crlf_in_a_block_is_read_as_lf():
+    assert read_as_module("fn f()\r\n    pass\r\n", "Shop").how == "no module line"
+
+
+def line_of_leak(reading) -> int:
+    [leak] = [d for d in read_syntax(SourceFile("answer.kite", reading.source)).diagnostics if d.id == "KT004"]
+    return leak.line - reading.line_offset
+
+
+@pytest.mark.parametrize("code", [
+    "module Shop\nfn f()\n    let x = null\n    print(x)",
+    "fn f()\n    let x = null\n    print(x)",
+    "    fn f()\n        let x = null\n        print(x)",
+    "print(1)\nlet x = null\nprint(x)",
+])
+def test_a_diagnostic_maps_back_to_the_line_of_the_block(code):
+    reading = read_as_module(code, "Shop")
+    assert line_of_leak(reading) == next(i for i, line in enumerate(code.split("\n"), 1) if "null" in line)
+
+
+def test_the_body_wrapper_adds_no_diagnostic_of_its_own():
+    reading = read_as_module("let n = 1\nprint(n)", "Shop")
+    assert reading.how == "function body" and f"fn {BODY_FUNCTION}()" in reading.source
+    assert read_syntax(SourceFile("answer.kite", reading.source)).diagnostics == ()
+
+
+def test_an_unreadable_block_is_still_a_module_with_its_own_errors():
+    reading = read_as_module("def f(x):\n    return x", "Shop")
+    found = read_syntax(SourceFile("answer.kite", reading.source)).diagnostics
+    assert reading.source.startswith("module Shop\n") and reading.line_offset == 1
+    assert [d.line - reading.line_offset for d in found if d.id == "KT000"] == [1]
