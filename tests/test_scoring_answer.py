@@ -49,6 +49,8 @@ def test_tilde_fences_and_indented_blocks_are_code():
 def test_the_info_string_gives_the_language_lower_case_first_word():
     answer = "```Kite title=\"shop\"\nfn f()\n    pass\n```\n```CSharp\nvar x = 1;\n```\n```\nfn g()\n    pass\n```\n"
     assert [(b.language, b.is_kite) for b in extract(answer).blocks] == [("kite", True), ("csharp", False), ("", True)]
+    for info in ("{.kite}", "{.kite .numberLines}", "kite,linenums", " kite"):
+        assert only_block(f"```{info}\nfn f()\n    pass\n```\n").language == "kite", info
 
 
 def test_a_block_tagged_with_another_language_is_never_graded_as_kite_even_when_it_parses():
@@ -58,14 +60,30 @@ def test_a_block_tagged_with_another_language_is_never_graded_as_kite_even_when_
 
 def test_untagged_blocks_are_kite_only_when_they_read_as_kite():
     kite = ["module Shop\nfn f()\n    pass", "fn add(a: int) -> int\n    return a", "let mut total = 0\ntotal += 1\nprint(total)",
-            "let x = 1;\nprint(x)\nprint(x + 1)"]  # one C# habit in three lines is still Kite, and leaks
+            "let x = 1;\nprint(x)\nprint(x + 1)", "print(add(1, 2))", "total += 1"]
     not_kite = ["def f(x):\n    return x", "42", "[1, 2, 3]", "true", "{\"a\": 1}", "$ kite check shop.kite",
-                "using System;\nclass P { static void Main() { Console.WriteLine(1); } }",
-                "var x = 1;\nx++;", "hello world", "Total: 12.0", ""]
+                "hello world", "Total: 12.0", "PASS counts words\n1 passed, 0 failed", ""]
     for code in kite:
         assert only_block(f"```\n{code}\n```\n").is_kite, code
     for code in not_kite:
         assert not only_block(f"```\n{code}\n```\n").is_kite, code
+
+
+def test_an_untagged_csharp_snippet_is_not_kite_but_kite_with_csharp_habits_is():
+    csharp = ["using System;\nclass P { static void Main() { Console.WriteLine(1); } }", "var x = 1;\nx++;",
+              "Console.WriteLine(total);"]
+    kite_with_habits = ["fn add(a: int, b: int) -> int {\n    return a + b;\n}", "let mut n = 0;\nn++;",
+                        "fn f()\n    var x = new List<int>();\n    x.Add(1);"]
+    for code in csharp:
+        assert not only_block(f"```\n{code}\n```\n").is_kite, code
+    for code in kite_with_habits:
+        assert only_block(f"```\n{code}\n```\n").is_kite, code
+
+
+def test_untagged_kite_that_does_not_parse_is_still_graded_as_kite():
+    broken = ["module Shop\nfn f(\n    pass", "fn add(a: int, b: int) -> int:\n    return a + b", "test \"adds\"\n  expect add(1, 2) == 3"]
+    for code in broken:
+        assert only_block(f"```\n{code}\n```\n").is_kite, code
 
 
 def test_a_nested_fence_is_the_text_of_the_outer_block():

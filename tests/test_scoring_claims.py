@@ -31,6 +31,8 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("It compiles cleanly.", WARNS_KT002, {"no warnings": True}),  # the same words make one claim, the narrower
     ("All the tests pass.", FAILS_TESTS, {"passes tests": True}),
     ("It passes all of the hidden tests.", CLEAN, {"passes tests": False}),
+    ("It **passes** *all* the tests.", FAILS_TESTS, {"passes tests": True}),  # emphasis does not hide a claim
+    ("IT COMPILES.", LEAKS, {"compiles": True}),
     ("It passes all of the hidden tests.", NO_TESTS_RAN, {"passes tests": False}),  # nothing ran: cannot be called false
     ("It passes all of the hidden tests.", dataclasses.replace(LEAKS, passes=None), {"passes tests": True}),
     ("The solution strictly adheres to Kite's rules.", WARNS_KT002, {"follows rules": True}),
