@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kite.scoring.fragments import BODY_FUNCTION, parsed, read_as_module
+from kite.scoring.fragments import MODULE_LINE, body_function, parsed, read_as_module
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 
@@ -40,6 +40,21 @@ def test_a_fragment_gets_the_task_module():
     assert (reading.module, reading.source.splitlines()[0]) == ("Shop", "module Shop")
 
 
+def test_two_bodies_put_in_one_module_do_not_clash():
+    first, second = (read_as_module(code, "Shop") for code in ("print(1)", "print(2)"))
+    combined = first.source + "\n" + second.source.split("\n", 1)[1]
+    assert parsed(combined) is not None
+    assert read_syntax(SourceFile("answer.kite", combined)).diagnostics == ()
+    names = [item.name for item in parsed(combined).items]
+    assert len(set(names)) == 2 and all(name.startswith("fragment_body_") for name in names)
+
+
+def test_a_module_line_with_a_bad_name_is_still_the_blocks_own():
+    reading = read_as_module("module Shop.Inventory\nfn f()\n    pass", "Shop")
+    assert (reading.how, reading.module, reading.line_offset) == ("module", "Shop.Inventory", 0)
+    assert MODULE_LINE.match("module Shop  # the shop").group(1) == "Shop"
+
+
 def test_crlf_in_a_block_is_read_as_lf():
     assert read_as_module("fn f()\r\n    pass\r\n", "Shop").how == "no module line"
 
@@ -61,8 +76,9 @@ def test_a_diagnostic_maps_back_to_the_line_of_the_block(code):
 
 
 def test_the_body_wrapper_adds_no_diagnostic_of_its_own():
-    reading = read_as_module("let n = 1\nprint(n)", "Shop")
-    assert reading.how == "function body" and f"fn {BODY_FUNCTION}()" in reading.source
+    body = "let n = 1\nprint(n)"
+    reading = read_as_module(body, "Shop")
+    assert reading.how == "function body" and f"fn {body_function(body)}()" in reading.source
     assert read_syntax(SourceFile("answer.kite", reading.source)).diagnostics == ()
 
 
