@@ -10,6 +10,10 @@ from hypothesis import strategies as st
 from kite.scoring.answer import extract
 
 
+# What may stay in the prose between a block's start and end: a quote's or a list's markers on its later lines.
+CONTAINER_MARKERS = " \t\r\n>-*+.)0123456789"
+
+
 def assert_well_formed(answer: str) -> None:
     """What holds for any answer: the prose is the answer with code blanked in place, and spans point into it."""
     extraction = extract(answer)
@@ -20,7 +24,9 @@ def assert_well_formed(answer: str) -> None:
     previous_end = 0
     for block in extraction.blocks:
         assert previous_end <= block.start <= block.end <= len(answer)
-        assert not prose[block.start:block.end].strip(), "code left in the prose"
+        assert not prose[block.start:block.end].strip(CONTAINER_MARKERS), "code left in the prose"
+        if block.text[:1] not in ("", " ", "\t", "\n"):
+            assert answer[block.start].replace("\0", "\ufffd") == block.text[0]
         previous_end = block.end
 
 
@@ -215,10 +221,11 @@ def test_empty_and_blank_answers():
 MARKDOWN_PIECES = st.sampled_from([
     "```", "~~~", "````", "```kite", "```csharp", "\n", "\r\n", "\r", "    ", "\t", "> ", "- ", "1. ", "`", "``", "\\",
     "fn f()", "    pass", "let x = 1", "It compiles.", "<pre>", "</pre>", "<div>", "# ", "é", "🎉", "\0", " ", "x",
+    "\x0b", "\x0c", "\u2028", "\x85", "* ", "+ ", "  ", ">",
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(MARKDOWN_PIECES, max_size=40).map("".join))
 def test_any_answer_gives_a_prose_of_the_same_shape(answer):
     assert_well_formed(answer)
