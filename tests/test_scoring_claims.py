@@ -55,6 +55,19 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("The implementation is correct.", CLEAN, {"correct": False}),
     ("It works as expected and handles all edge cases.", CLEAN, {"correct": False}),
     ("The code compiles.", NO_CODE, {"compiles": True}),
+    # the shapes models write, true and false
+    ("I used `let` wherever possible.", WARNS_KT002, {"uses let": True}),
+    ("It passes every test case.", FAILS_TESTS, {"passes tests": True}),
+    ("The tests are all green.", FAILS_TESTS, {"passes tests": True}),
+    ("The implementation adheres strictly to Kite's conventions.", WARNS_KT002, {"follows rules": True}),
+    ("I stuck to the style guide.", WARNS_KT002, {"follows rules": True}),
+    ("There are no compiler errors or warnings.", ANALYZER_WARNING, {"no warnings": True}),
+    ("Zero warnings, zero errors.", WARNS_KT002, {"no warnings": True, "compiles": False}),
+    ("It builds and type-checks.", LEAKS, {"compiles": True}),
+    ("It passes kite check.", LEAKS, {"compiles": True}),
+    ("The code is clean.", ANALYZER_WARNING, {"no warnings": True}),
+    ("It should work correctly.", FAILS_TESTS, {"correct": True}),
+    ("It passes all four layers.", ANALYZER_WARNING, {"correct": True}),
     ("It follows all the rules.", NO_CODE, {"follows rules": True}),
 ])
 def test_claims_are_found_and_judged(sentence, outcome, expected):
@@ -64,6 +77,9 @@ def test_claims_are_found_and_judged(sentence, outcome, expected):
 @pytest.mark.parametrize("sentence", [
     "Kite compiles to C#.",
     "Kite compiles your code with Roslyn.",
+    "Kite builds on .NET.",
+    "The compiled C# is not shown.",
+    "You can compile it with kite check.",
     "Does it compile?",
     "If it compiles, run the tests.",
     "It does not compile yet.",

@@ -24,6 +24,8 @@ def hits(answer: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("answer", "expected"), [
     ("Certainly! Here is the code.", [("filler opener", "Certainly!")]),
     ("Great question. The loop walks the keys.", [("filler opener", "Great question")]),
+    ("Sure.\n\nThe loop walks the keys.", [("filler opener", "Sure.")]),
+    ("In short it is an elegant solution.", [("fake importance", "elegant solution")]),
     ("It's important to note that maps walk their keys.", [("fake importance", "It's important to note")]),
     ("This plays a crucial role in the design.", [("fake importance", "plays a crucial role")]),
     ("It could be argued that the loop is slow.", [("hedging", "It could be argued")]),
