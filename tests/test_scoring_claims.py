@@ -68,6 +68,7 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("The code is clean.", ANALYZER_WARNING, {"no warnings": True}),
     ("It should work correctly.", FAILS_TESTS, {"correct": True}),
     ("It passes all four layers.", ANALYZER_WARNING, {"correct": True}),
+    ("It not only compiles but also passes all tests.", LEAKS, {"compiles": True, "passes tests": True}),
     ("It follows all the rules.", NO_CODE, {"follows rules": True}),
 ])
 def test_claims_are_found_and_judged(sentence, outcome, expected):

@@ -30,9 +30,9 @@ LEADING_MARKUP = re.compile(r"[ \t\r\n>*_#+`-]*")
 CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
 LIST_MARKER = re.compile(r"\d{1,9}[.)]")
-# Words that, earlier in the same clause, turn a claim into a question, a condition or a denial.
+# Words that, earlier in the same clause, turn a claim into a question, a condition or a denial ("not only" does not).
 NOT_A_CLAIM = re.compile(
-    r"\b(?:not|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
     r"verify|to\s+see|might\s+not|may\s+not|fails?\s+to|failed\s+to)\b|n[’']t\b",
     re.IGNORECASE,
 )
