@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kite.scoring.fragments import MODULE_LINE, body_function, parsed, read_as_module
+from kite.scoring.fragments import HOWS, MODULE_LINE, body_function, parsed, read_as_module
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 
@@ -13,6 +13,7 @@ from kite.syntax.frontend import read_syntax
     ("module Shop\n\nfn f()\n    pass", "module"),
     ("# the shop\nmodule Shop\nfn f()\n    pass", "module"),
     ("module Shop\nfn f(\n", "module"),  # declares its module: read as written, errors and all
+    ("    module Shop\n\n    fn f()\n        pass", "module"),
     ("fn add(a: int, b: int) -> int\n    return a + b\n\ntest \"adds\"\n    expect add(1, 2) == 3", "no module line"),
     ("type Item\n    name: str\n\nenum Size\n    Small", "no module line"),
     ("    fn add(a: int) -> int\n        return a", "items"),
@@ -25,7 +26,7 @@ from kite.syntax.frontend import read_syntax
 ])
 def test_each_shape_is_read_the_way_it_can_be(code, how):
     reading = read_as_module(code, "Shop")
-    assert reading.how == how
+    assert reading.how == how and how in HOWS
     if how != "unreadable":
         assert parsed(reading.source) is not None or how == "module"
 

@@ -76,9 +76,10 @@ def candidates(code: str, module_name: str):
 
 def read_as_module(code: str, module_name: str) -> Reading:
     code = normalized(code)
-    declared = MODULE_LINE.search(code)
-    if declared:
-        return Reading(code, "module", declared.group(1), 0)
+    for whole in (code, textwrap.dedent(code)):  # a whole file, maybe indented as a piece of something else
+        declared = MODULE_LINE.search(whole)
+        if declared:
+            return Reading(whole, "module", declared.group(1), 0)
     if code.strip():
         for how, header, body in candidates(code, module_name):
             if parsed(header + body) is not None:
