@@ -69,6 +69,10 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("It should work correctly.", FAILS_TESTS, {"correct": True}),
     ("It passes all four layers.", ANALYZER_WARNING, {"correct": True}),
     ("It not only compiles but also passes all tests.", LEAKS, {"compiles": True, "passes tests": True}),
+    # what a reader still reads as the claim
+    ("It com\u200bpiles and passes all the te\u00adsts.", LEAKS, {"compiles": True, "passes tests": True}),
+    ("Ｉｔ ｃｏｍｐｉｌｅｓ.", LEAKS, {"compiles": True}),
+    ("It cоmpilеs.", LEAKS, {"compiles": True}),  # Cyrillic о and е
     ("It follows all the rules.", NO_CODE, {"follows rules": True}),
 ])
 def test_claims_are_found_and_judged(sentence, outcome, expected):
@@ -127,6 +131,12 @@ def test_the_reason_says_what_failed():
     assert "the code does not compile" in claim.reason and "KT004" in claim.reason
     [claim] = claims("The code compiles.", NO_CODE)
     assert claim.reason == "the answer has no Kite code"
+
+
+def test_a_claim_with_invisible_characters_keeps_its_span_as_written():
+    answer = "Intro. It com\u200bpiles, trust me."
+    [claim] = claims(extract(answer).prose, LEAKS)
+    assert answer[claim.start:claim.end] == claim.sentence == "It com\u200bpiles, trust me."
 
 
 def test_one_sentence_makes_each_kind_of_claim_once():

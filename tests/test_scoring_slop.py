@@ -50,6 +50,12 @@ def test_phrases_match_across_line_breaks_in_any_case_with_either_apostrophe():
     assert hits("It’s worth noting that.") == [("fake importance", "It’s worth noting")]
 
 
+def test_a_phrase_hidden_from_the_pattern_but_not_from_a_reader_is_found():
+    assert hits("In con\u200bclusion, fine.") == [("wrap-up", "In con\u200bclusion")]
+    assert hits("ｉｎ ｃｏｎｃｌｕｓｉｏｎ, fine.") == [("wrap-up", "ｉｎ ｃｏｎｃｌｕｓｉｏｎ")]
+    assert hits("In cоnclusiоn, fine.") == [("wrap-up", "In cоnclusiоn")]
+
+
 def test_a_phrase_inside_a_word_is_no_hit():
     assert hits("The probablyish thing; unoverall, remake.") == []
     assert hits("xarguably") == []

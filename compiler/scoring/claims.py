@@ -139,21 +139,21 @@ def claims(prose: str, outcome: Outcome) -> list[Claim]:
     taken: dict[int, list[tuple[int, int]]] = {}  # sentence index -> words already claimed in it
     found: dict[tuple[int, str], Claim] = {}
     for claim_pattern in claim_patterns():
-        for match in word_matches(claim_pattern.pattern, folded):
-            index = bisect.bisect_right(starts, match.start()) - 1
+        for match_start, match_end, match in word_matches(claim_pattern.pattern, folded):
+            index = bisect.bisect_right(starts, match_start) - 1
             if index < 0:
                 continue
             start, end = spans[index]
-            if match.end() > end or (index, claim_pattern.kind) in found:
+            if match_end > end or (index, claim_pattern.kind) in found:
                 continue
-            if any(match.start() < e and s < match.end() for s, e in taken.get(index, [])):
+            if any(match_start < e and s < match_end for s, e in taken.get(index, [])):
                 continue
-            if not _is_claim(prose, start, match.start(), end):
+            if not _is_claim(prose, start, match_start, end):
                 continue
             names = claim_pattern.names
             if "rules" in claim_pattern.pattern.groupindex:
                 names = tuple(rule.upper() for rule in RULE_ID.findall(match.group("rules")))
             reason = why_false(names, outcome)
-            taken.setdefault(index, []).append(match.span())
+            taken.setdefault(index, []).append((match_start, match_end))
             found[(index, claim_pattern.kind)] = Claim(claim_pattern.kind, start, end, prose[start:end], bool(reason), reason)
     return sorted(found.values(), key=lambda claim: (claim.start, claim.kind))

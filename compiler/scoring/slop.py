@@ -56,8 +56,7 @@ def slop(prose: str) -> list[SlopHit]:
     folded = fold(prose)
     for category in categories():
         spans: list[list[int]] = []
-        for match in word_matches(category.pattern, folded, overlapping=True):
-            start, end = match.span()
+        for start, end, _ in word_matches(category.pattern, folded, overlapping=True):
             if category.sentence_start and not SENTENCE_START.search(prose, max(0, start - OPENER_LOOKBACK), start):
                 continue
             if spans and start < spans[-1][1]:  # "I hope this" and "hope this helps": one stretch of slop
