@@ -69,6 +69,13 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("It should work correctly.", FAILS_TESTS, {"correct": True}),
     ("It passes all four layers.", ANALYZER_WARNING, {"correct": True}),
     ("It not only compiles but also passes all tests.", LEAKS, {"compiles": True, "passes tests": True}),
+    ("I ran kite check and it reported no issues.", WARNS_KT002, {"no warnings": True}),
+    ("This code has been tested and works.", FAILS_TESTS, {"passes tests": True}),
+    ("The solution is complete and correct.", FAILS_TESTS, {"correct": True}),
+    ("Everything passes.", FAILS_TESTS, {"correct": True}),
+    ("Tests: all passing ✅", FAILS_TESTS, {"passes tests": True}),
+    ("✅ Compiles", LEAKS, {"compiles": True}),
+    ("I cannot run the tests here, but the code should compile.", LEAKS, {"compiles": True}),
     # what a reader still reads as the claim
     ("It com\u200bpiles and passes all the te\u00adsts.", LEAKS, {"compiles": True, "passes tests": True}),
     ("Ｉｔ ｃｏｍｐｉｌｅｓ.", LEAKS, {"compiles": True}),
@@ -95,6 +102,8 @@ def test_claims_are_found_and_judged(sentence, outcome, expected):
     "Here is the code.",
     "Make it idiom",  # a word inside another is no match
     "This is a contest of will.",
+    "Make sure all tests pass before you submit.",
+    "Unlike C#, Kite has no semicolons.",
 ])
 def test_what_is_not_a_claim(sentence):
     assert claims(extract(sentence).prose, LEAKS) == []
