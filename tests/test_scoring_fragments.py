@@ -56,6 +56,12 @@ def test_a_module_line_with_a_bad_name_is_still_the_blocks_own():
     assert MODULE_LINE.match("module Shop  # the shop").group(1) == "Shop"
 
 
+def test_a_huge_fragment_is_read_as_a_file_without_trying_each_way():
+    code = "print(1)\n" * 20_000  # parses only as a function body
+    reading = read_as_module(code, "Shop")
+    assert (reading.how, reading.line_offset) == ("no module line", 1) and reading.source == "module Shop\n" + code
+
+
 def test_crlf_in_a_block_is_read_as_lf():
     assert read_as_module("fn f()\r\n    pass\r\n", "Shop").how == "no module line"
 

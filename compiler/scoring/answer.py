@@ -23,8 +23,6 @@ NOT_LINE_END = re.compile(r"[^\r\n]")
 BACKTICKS = re.compile(r"`+")
 # The info string's first word, also as Pandoc writes it (`{.kite}`) and before options (`kite,linenums`).
 INFO_LANGUAGE = re.compile(r"[\s{.]*([^\s{}.,]*)")
-# An untagged block larger than this is not probed as Kite: parsing it three ways would cost more than it is worth.
-MAX_PROBED_CHARS = 100_000
 PROBE_MODULE = "Answer"
 # Lines only Kite writes: a module line, a function header, a test header, an expect, a let binding.
 KITE_ONLY = re.compile(
@@ -62,7 +60,7 @@ def looks_like_kite(code: str) -> bool:
     """Untagged code is Kite when it reads as Kite (a module, items or a function body) and is not something else
     that happens to parse: program output (`42`, `[1, 2]`), or C# with half its lines leaking and nothing only Kite
     writes. Code that does not read is Kite when it has a line only Kite writes: it is graded, and fails, as Kite."""
-    if not code.strip() or len(code) > MAX_PROBED_CHARS:
+    if not code.strip() or len(code) > fragments.MAX_PROBED_CHARS:
         return False
     written_as_kite = KITE_ONLY.search(code) is not None
     reading = fragments.read_as_module(code, PROBE_MODULE)

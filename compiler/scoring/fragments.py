@@ -27,6 +27,8 @@ MODULE_LINE = re.compile(r"^module[ \t]+([^\s#]+)", re.MULTILINE)
 # and named after the body, so two bodies of one answer put in one module do not clash.
 BODY_FUNCTION = "fragment_body"
 HOWS = ("module", "no module line", "items", "function body", "unreadable")
+# Code larger than this is not tried as a fragment, nor an untagged block as Kite: each try is a parse of all of it.
+MAX_PROBED_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ def read_as_module(code: str, module_name: str) -> Reading:
         declared = MODULE_LINE.search(whole)
         if declared:
             return Reading(whole, "module", declared.group(1), 0)
+    if len(code) > MAX_PROBED_CHARS:  # parsing it three ways would take minutes: it is read as a file, errors and all
+        return Reading(f"module {module_name}\n{code}", "no module line", module_name, 1)
     if code.strip():
         for how, header, body in candidates(code, module_name):
             if parsed(header + body) is not None:
