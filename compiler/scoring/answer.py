@@ -21,9 +21,15 @@ from kite.syntax.nodes import Call, ExprStmt, FnDecl
 LINE_END = re.compile(r"\r\n|\r|\n")
 NOT_LINE_END = re.compile(r"[^\r\n]")
 BACKTICKS = re.compile(r"`+")
-# An untagged block larger than this is not probed as Kite: parsing it three ways would cost more than it is worth.
-MAX_PROBED_CHARS = 100_000
+# The info string's first word, also as Pandoc writes it (`{.kite}`) and before options (`kite,linenums`).
+INFO_LANGUAGE = re.compile(r"[\s{.]*([^\s{}.,]*)")
 PROBE_MODULE = "Answer"
+# Lines only Kite writes: a module line, a function header, a test header, an expect, a let binding.
+KITE_ONLY = re.compile(
+    r'^[ \t]*(?:module[ \t]+[A-Z]\w*[ \t]*$|fn[ \t]+[A-Za-z_]\w*[ \t]*\(|test[ \t]+"[^"\n]*"[ \t]*$|expect[ \t]'
+    r"|let(?:[ \t]+mut)?[ \t]+[A-Za-z_]\w*[ \t]*[:=])",
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True)
@@ -51,21 +57,21 @@ def _column(line: str, code: str) -> int:
 
 
 def looks_like_kite(code: str) -> bool:
-    """Untagged code is Kite when it reads as a module, items or a function body, and is not something else that
-    happens to parse: program output (`42`, `[1, 2]`) or C# with most of its lines leaking."""
-    if not code.strip() or len(code) > MAX_PROBED_CHARS:
+    """Untagged code is Kite when it reads as Kite (a module, items or a function body) and is not something else
+    that happens to parse: program output (`42`, `[1, 2]`), or C# with half its lines leaking and nothing only Kite
+    writes. Code that does not read is Kite when it has a line only Kite writes: it is graded, and fails, as Kite."""
+    if not code.strip() or len(code) > fragments.MAX_PROBED_CHARS:
         return False
+    written_as_kite = KITE_ONLY.search(code) is not None
     reading = fragments.read_as_module(code, PROBE_MODULE)
-    if reading.how == "unreadable":
-        return False
     module = fragments.parsed(reading.source)
-    if module is None:  # declared a module that does not parse: still Kite if it is mostly Kite
-        return reading.how == "module" and not _mostly_leaks(code)
+    if module is None:
+        return written_as_kite
     if reading.how == "function body":
         [body] = [item for item in module.items if isinstance(item, FnDecl)]
-        if all(isinstance(s, ExprStmt) and not isinstance(s.expr, Call) for s in body.body):
+        if all(isinstance(statement, ExprStmt) and not isinstance(statement.expr, Call) for statement in body.body):
             return False
-    return not _mostly_leaks(code)
+    return written_as_kite or not _mostly_leaks(code)
 
 
 def _mostly_leaks(code: str) -> bool:
@@ -140,8 +146,7 @@ class _Blanking:
             start, end = self.starts[first] + columns[0], self.ends[first + len(code_lines) - 1]
         else:
             start = end = self.starts[first] if first < len(self.starts) else len(self.answer)
-        words = token.info.split()
-        language = words[0].lower() if words else ""
+        language = INFO_LANGUAGE.match(token.info).group(1).lower()
         text = "\n".join(code_lines)
         fence = token.markup[0] * 3 if token.type == "fence" else "indented"
         return CodeBlock(language, text, start, end, fence, language == "kite" or (language == "" and looks_like_kite(text)))

@@ -17,17 +17,25 @@ from kite.scoring.matching import data, fold, word_matches
 LAYERS = ("kite", "compiler", "analyzers", "tests")
 VERDICTS = ("compiles", "clean", "passes")
 RULE_ID = re.compile(r"(?:kt|cs|ca)\d{3,4}")
-# Sentences end after . ! ? and a space or line end, at a blank line, and before a list item or heading.
-SENTENCE_END = re.compile(r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|\n[ \t>]*\n|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)")
+# Sentences end after . ! ? and a space or line end, at the end of a heading, at a blank line, and before a list item
+# or a heading; the named group, where one matched, is where the sentence ends.
+SENTENCE_END = re.compile(
+    r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|(?P<heading>^[ \t>]*#{1,6}(?:[ \t][^\n]*)?)\n|\n[ \t>]*\n"
+    r"|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)",
+    re.MULTILINE,
+)
 MARKUP_EDGE = " \t\r\n>*_#-+`"
 LEADING_MARKUP = re.compile(r"[ \t\r\n>*_#+`-]*")
 # How far back in a sentence a negation or condition can turn a claim into none.
 CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
-# Words that, earlier in the same clause, turn a claim into a question, a condition or a denial.
+LIST_MARKER = re.compile(r"\d{1,9}[.)]")
+# Words that, earlier in the same clause, turn a claim into a question, a condition, a denial, advice ("make sure"),
+# or a sentence about the language rather than the code ("Kite has no semicolons"); "not only" does not.
 NOT_A_CLAIM = re.compile(
-    r"\b(?:not|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
-    r"verify|to\s+see|might\s+not|may\s+not|fails?\s+to|failed\s+to)\b|n[’']t\b",
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
+    r"verify|to\s+see|might\s+not|may\s+not|fails?\s+to|failed\s+to|make\s+sure|be\s+sure|"
+    r"kite\s+(?:has|uses|allows|requires|needs|supports|is|does))\b|n[’']t\b",
     re.IGNORECASE,
 )
 CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s")
@@ -74,13 +82,16 @@ def sentences(prose: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence, markdown's list markers, quote markers and emphasis trimmed off its edges."""
     spans, start = [], 0
     for boundary in [*SENTENCE_END.finditer(prose), None]:
-        end = (boundary.end("stop") if boundary.group("stop") else boundary.start()) if boundary else len(prose)
+        if boundary is None:
+            end = len(prose)
+        else:
+            end = boundary.end(boundary.lastgroup) if boundary.lastgroup else boundary.start()
         start = LEADING_MARKUP.match(prose, start, end).end()
         number = LIST_NUMBER.match(prose, start, end)
         if number:
             start = number.end()
         stop = start + len(prose[start:end].rstrip(MARKUP_EDGE))
-        if stop > start:
+        if stop > start and not LIST_MARKER.fullmatch(prose, start, stop):  # "1." is a list item's number, not a sentence
             spans.append((start, stop))
         start = boundary.end() if boundary else len(prose)
     return spans
@@ -130,21 +141,21 @@ def claims(prose: str, outcome: Outcome) -> list[Claim]:
     taken: dict[int, list[tuple[int, int]]] = {}  # sentence index -> words already claimed in it
     found: dict[tuple[int, str], Claim] = {}
     for claim_pattern in claim_patterns():
-        for match in word_matches(claim_pattern.pattern, folded):
-            index = bisect.bisect_right(starts, match.start()) - 1
+        for match_start, match_end, match in word_matches(claim_pattern.pattern, folded):
+            index = bisect.bisect_right(starts, match_start) - 1
             if index < 0:
                 continue
             start, end = spans[index]
-            if match.end() > end or (index, claim_pattern.kind) in found:
+            if match_end > end or (index, claim_pattern.kind) in found:
                 continue
-            if any(match.start() < e and s < match.end() for s, e in taken.get(index, [])):
+            if any(match_start < e and s < match_end for s, e in taken.get(index, [])):
                 continue
-            if not _is_claim(prose, start, match.start(), end):
+            if not _is_claim(prose, start, match_start, end):
                 continue
             names = claim_pattern.names
             if "rules" in claim_pattern.pattern.groupindex:
                 names = tuple(rule.upper() for rule in RULE_ID.findall(match.group("rules")))
             reason = why_false(names, outcome)
-            taken.setdefault(index, []).append(match.span())
+            taken.setdefault(index, []).append((match_start, match_end))
             found[(index, claim_pattern.kind)] = Claim(claim_pattern.kind, start, end, prose[start:end], bool(reason), reason)
     return sorted(found.values(), key=lambda claim: (claim.start, claim.kind))

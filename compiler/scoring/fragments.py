@@ -9,6 +9,7 @@ judges only whole files can tell, and its line offset maps every diagnostic back
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import textwrap
 from dataclasses import dataclass
@@ -20,11 +21,14 @@ from kite.syntax import leaks
 from kite.syntax.nodes import Module
 from kite.syntax.parser import KiteSyntaxError, parse_module
 
-# A module line at column 0, as the parser would read it (a comment may follow).
-MODULE_LINE = re.compile(r"^module[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.MULTILINE)
-# The function a bare body is wrapped in: snake_case, no standard-library name, so it adds no diagnostic of its own.
+# A module line at column 0 (`module` is a keyword: nothing else starts so); a bad name is the parser's to report.
+MODULE_LINE = re.compile(r"^module[ \t]+([^\s#]+)", re.MULTILINE)
+# The function a bare body is wrapped in: snake_case, no standard-library name, so it adds no diagnostic of its own,
+# and named after the body, so two bodies of one answer put in one module do not clash.
 BODY_FUNCTION = "fragment_body"
 HOWS = ("module", "no module line", "items", "function body", "unreadable")
+# Code larger than this is not tried as a fragment, nor an untagged block as Kite: each try is a parse of all of it.
+MAX_PROBED_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,10 @@ def as_function_body(code: str) -> str:
     return "\n".join("    " + line if line.strip() else "" for line in lines)
 
 
+def body_function(code: str) -> str:
+    return f"{BODY_FUNCTION}_{hashlib.sha256(code.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
 def candidates(code: str, module_name: str):
     """(how, header, body) in the order a fragment is tried."""
     header = f"module {module_name}\n"
@@ -65,14 +73,17 @@ def candidates(code: str, module_name: str):
     dedented = textwrap.dedent(code)
     if dedented != code:
         yield "items", header, dedented
-    yield "function body", f"{header}fn {BODY_FUNCTION}()\n", as_function_body(code)
+    yield "function body", f"{header}fn {body_function(code)}()\n", as_function_body(code)
 
 
 def read_as_module(code: str, module_name: str) -> Reading:
     code = normalized(code)
-    declared = MODULE_LINE.search(code)
-    if declared:
-        return Reading(code, "module", declared.group(1), 0)
+    for whole in (code, textwrap.dedent(code)):  # a whole file, maybe indented as a piece of something else
+        declared = MODULE_LINE.search(whole)
+        if declared:
+            return Reading(whole, "module", declared.group(1), 0)
+    if len(code) > MAX_PROBED_CHARS:  # parsing it three ways would take minutes: it is read as a file, errors and all
+        return Reading(f"module {module_name}\n{code}", "no module line", module_name, 1)
     if code.strip():
         for how, header, body in candidates(code, module_name):
             if parsed(header + body) is not None:

@@ -55,10 +55,15 @@ def slop(prose: str) -> list[SlopHit]:
     hits: list[SlopHit] = []
     folded = fold(prose)
     for category in categories():
-        for match in word_matches(category.pattern, folded):
-            if category.sentence_start and not SENTENCE_START.search(prose, max(0, match.start() - OPENER_LOOKBACK), match.start()):
+        spans: list[list[int]] = []
+        for start, end, _ in word_matches(category.pattern, folded, overlapping=True):
+            if category.sentence_start and not SENTENCE_START.search(prose, max(0, start - OPENER_LOOKBACK), start):
                 continue
-            hits.append(SlopHit(category.name, prose[match.start():match.end()], match.start(), match.end()))
+            if spans and start < spans[-1][1]:  # "I hope this" and "hope this helps": one stretch of slop
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                spans.append([start, end])
+        hits += [SlopHit(category.name, prose[start:end], start, end) for start, end in spans]
     hits.sort(key=lambda hit: (hit.start, -hit.end))
     kept: list[SlopHit] = []
     reach = 0  # the end of the furthest-reaching hit kept: a hit ending before it lies inside one already counted
