@@ -1,4 +1,4 @@
-"""Writes run.jsonl and tasks/ from the templates below: ten tasks, twenty answers each in the shapes models write
+"""Writes run.jsonl and tasks/ (hidden tests, and the reference solution they pass) from the templates below: ten tasks, twenty answers each in the shapes models write
 (one block, several, untagged and ~~~ fences, indented code, C# blocks, prose only, C# habits, fragments, bare
 function bodies, true and false claims, slop), one that never ends, and three lines that cannot be graded.
 
@@ -126,11 +126,13 @@ HANGS = module("Countdown", function("fn countdown(n: int) -> list<int>",
 
 def main() -> None:
     lines = []
-    for task_id, (name, _signature, _good, _bad, hidden, _own, _cs) in TASKS.items():
+    for task_id, (name, signature, good, _bad, hidden, _own, _cs) in TASKS.items():
         folder = HERE / "tasks" / task_id
         folder.mkdir(parents=True, exist_ok=True)
         tests = "\n\n".join(f'test "hidden {index}"\n    {expectation}' for index, expectation in enumerate(hidden, start=1))
-        (folder / "hidden.test.kite").write_text(f"module {name}\n\n{tests}\n")
+        # The reference solution beside its hidden tests: `kite test samples` proves every task can be passed.
+        (folder / "solution.test.kite").write_text(f"module {name}\n\n{tests}\n")
+        (folder / "solution.kite").write_text(module(name, function(signature, good)) + "\n")
         (folder / "task.toml").write_text(f'module = "{name}"\n')
         for sample, text in enumerate(answers_for(task_id)):
             lines.append(json.dumps({"id": f"{task_id}-{sample:02d}", "task_id": task_id, "response": {"text": text}}))
