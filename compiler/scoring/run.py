@@ -91,6 +91,8 @@ def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
         raise UnusableInput(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UnusableInput(f"{path}: is a directory, not a JSON lines file") from None
+    except OSError as error:
+        raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
 
 
 @dataclass(frozen=True)
@@ -334,13 +336,18 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         executor = process_executor(options.jobs)
     else:
         executor = InlineExecutor(options.session)
+    try:  # opened only once the executor stands: a cluster out of reach never empties an earlier results file
+        results = open(out, "a" if options.resume else "w", encoding="utf-8")
+    except OSError as error:
+        executor.shutdown()
+        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
     # Inline, each verdict is written before the next line is read: results come in run order.
     in_flight_limit = 1 if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
     judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
     waiting: dict[str, list[Prepared]] = {}
     pending: dict = {}  # future -> request key
     written = len(done)
-    with open(out, "a" if options.resume else "w", encoding="utf-8") as results:
+    with results:
 
         def write(result: dict) -> None:
             nonlocal written

@@ -259,3 +259,9 @@ def test_score_has_help_and_its_text_table_shows_intervals(tmp_path):
     write_run(tmp_path / "run.jsonl", ["prose only", kite_block(ADDER)])
     result, _ = score(tmp_path)
     assert "compiles         50.0% [9.5%, 90.5%]          1/2" in result.output
+
+
+def test_results_that_cannot_be_written_are_one_line_and_exit_2(tmp_path):
+    write_run(tmp_path / "run.jsonl", ["prose"])
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--out", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=tmp_path)
+    assert result.exit_code == 2 and result.output.startswith("kite: error: ") and "cannot write the results" in result.output
