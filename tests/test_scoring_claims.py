@@ -61,7 +61,8 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("The tests are all green.", FAILS_TESTS, {"passes tests": True}),
     ("The implementation adheres strictly to Kite's conventions.", WARNS_KT002, {"follows rules": True}),
     ("I stuck to the style guide.", WARNS_KT002, {"follows rules": True}),
-    ("There are no compiler errors or warnings.", ANALYZER_WARNING, {"no warnings": True}),
+    ("There are no errors or warnings.", ANALYZER_WARNING, {"no warnings": True}),
+    ("There are no compiler errors or warnings.", ANALYZER_WARNING, {"no compiler diagnostics": False}),
     ("Zero warnings, zero errors.", WARNS_KT002, {"no warnings": True, "compiles": False}),
     ("It builds and type-checks.", LEAKS, {"compiles": True}),
     ("It passes kite check.", LEAKS, {"compiles": True}),
@@ -76,6 +77,13 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("Tests: all passing ✅", FAILS_TESTS, {"passes tests": True}),
     ("✅ Compiles", LEAKS, {"compiles": True}),
     ("I cannot run the tests here, but the code should compile.", LEAKS, {"compiles": True}),
+    # a claim that names a layer is judged on that layer
+    ("There are no compiler warnings.", WARNS_KT002, {"no compiler diagnostics": False}),
+    ("There are no compiler warnings.", dataclasses.replace(CLEAN, clean=False, failed_rules=frozenset({"CS8602"}),
+                                                            failed_layers=frozenset({"compiler"})), {"no compiler diagnostics": True}),
+    ("No Kite warnings.", WARNS_KT002, {"no kite diagnostics": True}),
+    ("No Kite warnings.", ANALYZER_WARNING, {"no kite diagnostics": False}),
+    ("Zero failing tests.", FAILS_TESTS, {"passes tests": True}),
     # what a reader still reads as the claim
     ("It com\u200bpiles and passes all the te\u00adsts.", LEAKS, {"compiles": True, "passes tests": True}),
     ("Ｉｔ ｃｏｍｐｉｌｅｓ.", LEAKS, {"compiles": True}),
