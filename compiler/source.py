@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,15 +32,22 @@ def decode(path: str, data: bytes) -> SourceFile:
     return SourceFile(path, text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def read(path: str) -> SourceFile:
+@contextlib.contextmanager
+def reading_errors(path: str, expected: str):
+    """A file that cannot be read, as one line a user can act on; `expected` names what the path should be."""
     try:
-        data = Path(path).read_bytes()
+        yield
     except FileNotFoundError:
         raise UnusableInput(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise UnusableInput(f"{path}: is a directory, not a .kite file") from None
+        raise UnusableInput(f"{path}: is a directory, not {expected}") from None
     except OSError as error:
         raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
+
+
+def read(path: str) -> SourceFile:
+    with reading_errors(path, "a .kite file"):
+        data = Path(path).read_bytes()
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
     return decode(path, data)

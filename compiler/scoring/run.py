@@ -21,6 +21,7 @@ from kite.scoring import formats
 from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
 from kite.scoring.summary import summarize
 from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.source import reading_errors
 
 
 @dataclass(frozen=True)
@@ -82,17 +83,10 @@ def dotted(document, path: str):
 
 def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of every line that is not blank, read as a stream."""
-    try:
-        with open(path, "rb") as run:
-            for number, raw in enumerate(run, start=1):
-                if raw.strip():
-                    yield number, raw
-    except FileNotFoundError:
-        raise UnusableInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UnusableInput(f"{path}: is a directory, not a JSON lines file") from None
-    except OSError as error:
-        raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
+    with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
+        for number, raw in enumerate(run, start=1):
+            if raw.strip():
+                yield number, raw
 
 
 @dataclass(frozen=True)
