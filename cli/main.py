@@ -4,6 +4,7 @@ Exit codes: 0 fine, 1 the code failed, 2 unusable input or toolchain, 3 a bug in
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import platform
 import sys
@@ -137,6 +138,26 @@ def check(paths, layer, output_format, strict, compile_timeout):
 
 
 @main.command()
+@click.argument("path", type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("prose")), default="text", show_default=True,
+              help="text: a line per phrase found. json: one document for scripts (docs/scoring.md).")
+@guarded
+def prose(path, output_format):
+    """Find known slop phrases in the prose of a Markdown file (code blocks and inline code are ignored).
+
+    A clean result means no known phrase was found, not that the text has no slop. Exit 0 when none was found, 1 when
+    some were, 2 for unusable input."""
+    from kite.scoring.answer import extract
+    from kite.scoring.slop import ProseReport, slop
+    from kite.source import read
+
+    text = read(path).text
+    report = ProseReport(path, text, tuple(slop(extract(text).prose)))
+    click.echo(emitters.emitter(output_format).prose(report))
+    sys.exit(EXIT_FAILED if report.hits else 0)
+
+
+@main.command()
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
@@ -210,6 +231,70 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
         reports = graded(session, sources, test_unit)
     echo_nonempty(emitters.emitter(output_format).test(reports))
     sys.exit(exit_code(reports, lambda report: not report.tests.passes))
+
+
+@main.command()
+@click.argument("run", type=click.Path())
+@click.option("--field", required=True, help="Dotted path to the answer's text in each JSON line (a.b.0.c).")
+@click.option("--tasks", "tasks_dir", type=click.Path(), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
+              "tests, TASKS/<task_id>/task.toml may name the module. Without it only the static layers run.")
+@click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
+@click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
+@click.option("--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
+              help="Results, one JSON line per answer, flushed as written; the summary goes beside it (.summary.json).")
+@click.option("--resume", is_flag=True, help="Keep the results already in --out and grade only the answers missing there.")
+@click.option("--format-field", help="Dotted path to each answer's format: kite (default), csharp, json, python or regex.")
+@click.option("--model-score-field", help="Dotted path to a model's 0-10 score: the final score is its average with ours.")
+@click.option("--regex-flavor", type=click.Choice(["dotnet", "python"]), default="dotnet", show_default=True,
+              help="The engine that must compile a regex answer.")
+@click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="Worker processes, each holding one warm session.")
+@click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+              help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
+@format_option("score")
+@guarded
+def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
+          dask_address, cache_dir, timeout, no_sandbox, output_format):
+    """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
+    a summary beside it, and print the rates.
+
+    Exit 0 when every answer got a result (failing answers are results too), 2 for unusable input (a missing task
+    folder, an unreadable RUN), 3 when the grader failed on some answer (listed in the summary)."""
+    from kite.scoring.run import ScoreOptions, SessionSettings, score as score_run
+
+    options = ScoreOptions(
+        run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
+        model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
+        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout),
+    )
+    with progress_bar() as progress:
+        summary = score_run(options, progress)
+    click.echo(emitters.emitter(output_format).score(summary))
+    faults = [u for u in summary["ungradable"]["answers"] if u["kind"] == "grader fault"]
+    sys.exit(EXIT_INTERNAL if faults else 0)
+
+
+@contextlib.contextmanager
+def progress_bar():
+    """Rate and time left on stderr when it is a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("scoring", total=None, rate="")
+
+        def advance(done: int, total: int) -> None:
+            speed = bar.tasks[0].speed
+            bar.update(task, completed=done, total=total, rate=f"{speed:.1f} answers/s" if speed else "")
+
+        yield advance
 
 
 if __name__ == "__main__":

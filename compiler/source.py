@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,16 +43,23 @@ def decode(path: str, data: bytes) -> SourceFile:
     return SourceFile(path, text)
 
 
-def read(path: str) -> SourceFile:
+@contextlib.contextmanager
+def reading_errors(path: str, expected: str):
+    """A file that cannot be read, as one line a user can act on; `expected` names what the path should be."""
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
+        yield
     except FileNotFoundError:
         raise UnusableInput(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise UnusableInput(f"{path}: is a directory, not a .kite file") from None
+        raise UnusableInput(f"{path}: is a directory, not {expected}") from None
     except OSError as error:
         raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
+
+
+def read(path: str) -> SourceFile:
+    with reading_errors(path, "a .kite file"):
+        with open(path, "rb") as file:
+            data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
     return decode(path, data)

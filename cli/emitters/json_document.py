@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kite import diagnostics as diag
+from kite.scoring.slop import CLEAN_MEANS
 
 
 def problems(reports) -> list[dict]:
@@ -58,4 +59,20 @@ def test(reports) -> str:
             for t in tested
         ],
     }
+    return json.dumps(document, indent=2)
+
+
+def score(summary) -> str:
+    """The summary document, as written beside the results (docs/scoring.md has its schema)."""
+    return json.dumps(summary, indent=1, sort_keys=True)
+
+
+def prose(report) -> str:
+    """Offsets are characters into the file's text (line ends read as LF); line and column are 1-based."""
+    hits = []
+    for hit in report.hits:
+        line, column = report.line_column(hit.start)
+        hits.append({"category": hit.category, "phrase": hit.phrase, "start": hit.start, "end": hit.end, "line": line, "column": column})
+    document = {"file": report.path, "count": len(report.hits), "by_category": report.by_category(), "hits": hits,
+                "note": CLEAN_MEANS}
     return json.dumps(document, indent=2)

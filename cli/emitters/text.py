@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kite import diagnostics as diag
 from kite.display import visible
+from kite.scoring.slop import CLEAN_MEANS
 
 
 def diagnostics_text(found) -> str:
@@ -59,4 +60,47 @@ def test(reports) -> str:
     passed = sum(report.tests.passed for report in tested)
     failed = sum(report.tests.failed for report in tested)
     lines.append(f"{passed} passed, {failed} failed")
+    return "\n".join(lines)
+
+
+def percent(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def rate_row(name: str, rate: dict, extra: str = "") -> str:
+    interval = f"[{percent(rate['low'])}, {percent(rate['high'])}]" if rate["of"] else ""
+    return f"{name:<14} {percent(rate['rate']):>7} {interval:<17} {rate['count']:>6}/{rate['of']:<6} {extra}".rstrip()
+
+
+def score(summary) -> str:
+    """The run's rates as a table (Wilson 95% intervals), each rule's not-applicable count, pass@k, the ungraded."""
+    lines = [f"{summary['answers']} answers, {summary['graded']} graded, {summary['ungradable']['count']} could not be graded", "",
+             f"{'rate':<14} {'value':>7} {'95% interval':<17} {'count':>13}"]
+    lines += [rate_row(name, rate) for name, rate in summary["rates"].items()]
+    if summary["rules"]:
+        lines += ["", "rule pass rates (not applicable left out):"]
+        lines += [rate_row(rule_id, rate, f"n/a {rate['not_applicable']}") for rule_id, rate in summary["rules"].items()]
+    for fmt, rate in summary.get("formats", {}).items():
+        lines.append(rate_row(f"format {fmt}", rate))
+    if summary.get("pass_at_k"):
+        lines += ["", "pass@k: " + ", ".join(f"k={k} {percent(value)}" for k, value in summary["pass_at_k"].items())]
+    if summary.get("mean_score") is not None:
+        lines.append(f"mean score: {summary['mean_score']:.2f} / 10")
+    ungraded = summary["ungradable"]["answers"]
+    if ungraded:
+        lines += ["", "could not be graded:"]
+        lines += [f"  line {u['line']}" + (f" (id {visible(str(u['id']))})" if u["id"] is not None else "")
+                  + f": {u['kind']}: {visible(u['message'])}" for u in ungraded]
+    return "\n".join(lines)
+
+
+def prose(report) -> str:
+    """A line per slop phrase (file:line:column: category: "phrase"), then the count by category."""
+    lines = []
+    for hit in report.hits:
+        line, column = report.line_column(hit.start)
+        lines.append(f'{visible(report.path)}:{line}:{column}: {hit.category}: "{visible(hit.phrase)}"')
+    counts = ", ".join(f"{name} {count}" for name, count in report.by_category().items() if count)
+    found = f"{len(report.hits)} slop phrase{'s' if len(report.hits) != 1 else ''} ({counts})" if report.hits else "no known slop phrase"
+    lines.append(f"{found}; {CLEAN_MEANS}")
     return "\n".join(lines)

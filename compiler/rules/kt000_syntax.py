@@ -15,6 +15,9 @@ RULE = Rule(
     fix="Indent with 4 spaces per level, write header lines without ':' and use only Kite statements.",
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
 
 def check(module, facts, file):
     """What only the analyzer sees: a parameter without a type, expect outside a test, a constant of unknown type."""
@@ -25,3 +28,7 @@ def check(module, facts, file):
     for item in constants:
         if spelled[item.name] is None:
             yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
+
+
+def applies(module):
+    return True  # any code at all can fail to be Kite

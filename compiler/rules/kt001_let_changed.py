@@ -1,7 +1,9 @@
 """KT001: changing a let, a parameter, a for loop variable or a field."""
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import has
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT001",
@@ -13,6 +15,9 @@ RULE = Rule(
     # C#'s own words for the same problem (readonly locals, init-only record properties).
     same_as=frozenset({"CS1656", "CS0191", "CS0198", "CS0200", "CS8852", "CS0131"}),
 )
+
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
 
 MESSAGES = {
     "let": "'{name}' cannot be changed: declare it with let mut",
@@ -28,3 +33,8 @@ def check(module, facts, file):
     for assignment in facts.illegal_assignments:
         message = MESSAGES[assignment.kind].format(name=assignment.name, owner=assignment.owner)
         yield RULE.at(file, assignment.line, assignment.column, message)
+
+
+def applies(module):
+    """Only code that assigns something can assign what it must not."""
+    return has(module, n.Assign)

@@ -1,7 +1,9 @@
 """KT002: a let mut that is never changed."""
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import nodes_of
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT002",
@@ -12,8 +14,15 @@ RULE = Rule(
     fix="let count = len(xs)",
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = False  # a snippet's let mut may be changed by code the answer left out
+
 
 def check(module, facts, file):
     for binding in facts.bindings:
         if binding.kind == "mut" and not binding.changed:
             yield RULE.at(file, binding.line, binding.column, f"'{binding.name}' is never changed: declare it with let, not let mut")
+
+
+def applies(module):
+    return any(isinstance(node, n.Let) and node.mutable for node in nodes_of(module))

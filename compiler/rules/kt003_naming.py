@@ -4,6 +4,8 @@ import re
 
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
+from kite.rules.applicability import has
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT003",
@@ -14,6 +16,9 @@ RULE = Rule(
     fix="fn add_item(item_name: str)",
     same_as=frozenset({"CS8981"}),  # the compiler's own warning about an all-lowercase type name
 )
+
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
 
 SNAKE = re.compile(r"^_*[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -42,3 +47,8 @@ def check(module, facts, file):
                 yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be PascalCase: {to_pascal(name)}")
         elif not SNAKE.match(name):
             yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be snake_case: {to_snake(name)}")
+
+
+def applies(module):
+    """Code that declares a name; a module line declares one too."""
+    return bool(module.name) or has(module, n.FnDecl, n.TypeDecl, n.EnumDecl, n.Let, n.For, n.Lambda)

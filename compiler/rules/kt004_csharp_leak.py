@@ -15,6 +15,13 @@ RULE = Rule(
     fix="let sum = a + b",
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
 
 def message(token: str) -> str:
     return f"'{token}' is C#, not Kite"
+
+
+def applies(module):
+    return True  # any code at all can be written in C#

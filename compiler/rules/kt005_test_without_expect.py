@@ -1,6 +1,7 @@
 """KT005: a test with no expect can never fail."""
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import has
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
@@ -13,8 +14,15 @@ RULE = Rule(
     fix='test "adds numbers"\n    expect add(1, 2) == 3',
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
 
 def check(module, facts, file):
     for item in module.items:
         if isinstance(item, n.TestDecl) and not any(isinstance(s, n.Expect) for s in n.walk_statements(item.body)):
             yield RULE.at(file, item.line, item.column, f"test '{item.description}' checks nothing: add an expect")
+
+
+def applies(module):
+    return has(module, n.TestDecl)

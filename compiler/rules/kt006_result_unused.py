@@ -3,6 +3,7 @@
 from kite import standard_library
 from kite.callee import constructs
 from kite.diagnostics import Severity
+from kite.rules.applicability import has
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
@@ -16,6 +17,8 @@ RULE = Rule(
     same_as=frozenset({"CA1806", "CS0201"}),
 )
 
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = False  # a teaching snippet's `upper(name)` shows a call, it does not throw a result away
 
 
 def check(module, facts, file):
@@ -51,3 +54,8 @@ def _gives_value(body, facts) -> bool:
     name = body.func.name
     known = name in standard_library.FUNCTIONS or name in facts.functions or name in facts.records
     return known and _result_thrown_away(name, None, facts)
+
+
+def applies(module):
+    """A call or a value on a line by itself."""
+    return has(module, n.ExprStmt)

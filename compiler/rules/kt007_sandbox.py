@@ -5,7 +5,9 @@ the allowlist (compiler/dotnet/allowlist.toml); this file is its id, severity an
 """
 
 from kite.diagnostics import Severity
+from kite.rules.applicability import nodes_of
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT007",
@@ -22,3 +24,14 @@ RULE = Rule(
     example='let reader = System.Xml.XmlReader.Create("/etc/passwd")',
     fix="Compute the result from the function's inputs with Kite, the stdlib and the allowed .NET and return it; print() for output.",
 )
+
+# Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
+judges_fragments = True
+
+
+def applies(module):
+    """Code that names .NET: a use line, or a member of something PascalCase (Console.WriteLine, File.ReadAllText)."""
+    return any(
+        isinstance(node, n.Use) or (isinstance(node, n.Member) and isinstance(node.target, n.Name) and node.target.name[:1].isupper())
+        for node in nodes_of(module)
+    )

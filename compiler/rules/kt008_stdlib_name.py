@@ -4,6 +4,7 @@ from kite import standard_library
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
+from kite.rules.applicability import has
 
 RULE = Rule(
     id="KT008",
@@ -30,3 +31,11 @@ def check(module, facts, file):
                     file, item.line, item.column,
                     f"{kind} '{item.name}' takes the name of the standard library's {item.name}(): choose another name",
                 )
+
+
+judges_fragments = True
+
+
+def applies(module):
+    """Code that declares a function, a type or an enum: only a declaration can take a standard-library name."""
+    return has(module, n.FnDecl) or has(module, n.TypeDecl) or has(module, n.EnumDecl)

@@ -32,3 +32,11 @@ def spelled(cycle, longest: int = 8) -> str:
     if len(steps) > longest:
         steps = [*steps[: longest // 2], f"... {len(steps) - longest + 1} more ...", *steps[-(longest // 2) + 1:]]
     return " -> ".join(steps)
+
+
+judges_fragments = True
+
+
+def applies(module):
+    """Module constants: only they can read each other in a cycle."""
+    return any(isinstance(item, n.Let) for item in module.items)

@@ -2,6 +2,7 @@
 
 from kite.diagnostics import Diagnostic, Severity
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
 
 DEFAULT_COMPILE_TIMEOUT = 20.0  # seconds (`--compile-timeout`); docs/cli.md says it
 # Each level multiplies the compiler's work by the overloads it tries (ten for Sum): four levels take about a second,
@@ -38,3 +39,10 @@ def check(module, facts, file):
 
 def took_too_long(file: str, line: int, column: int, seconds: float) -> Diagnostic:
     return RULE.at(file, line, column, f"took longer than {seconds:g} s to compile: the C# compiler and analyzers were stopped")
+
+
+judges_fragments = True
+
+
+def applies(module):
+    return True  # any code that reaches the C# compiler has a budget to keep

@@ -6,6 +6,8 @@ its id, severity and documentation.
 
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
+from kite.syntax import nodes as n
+from kite.rules.applicability import nodes_of
 
 RULE = Rule(
     id="KT012",
@@ -19,3 +21,14 @@ RULE = Rule(
     example='print("done: " + finished)',
     fix='print(f"done: {finished}")',
 )
+
+
+judges_fragments = True
+
+
+def applies(module):
+    """A `+` or `+=`: only they can join a string to something else."""
+    return any(
+        (isinstance(node, n.Binary) and node.op == "+") or (isinstance(node, n.Assign) and node.op == "+=")
+        for node in nodes_of(module)
+    )

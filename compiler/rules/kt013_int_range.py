@@ -5,6 +5,7 @@ from dataclasses import fields, is_dataclass
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
+from kite.rules.applicability import nodes_of
 
 RULE = Rule(
     id="KT013",
@@ -39,3 +40,11 @@ def check(module, facts, file):
             pending.extend((getattr(node, field.name), operand_negated) for field in fields(node))
         elif isinstance(node, (tuple, list)):
             pending.extend((item, False) for item in node)
+
+
+judges_fragments = True
+
+
+def applies(module):
+    """An int literal: only it can be outside int's range."""
+    return any(isinstance(node, n.Literal) and node.kind == "int" for node in nodes_of(module))

@@ -3,6 +3,7 @@
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
+from kite.rules.applicability import has
 
 RULE = Rule(
     id="KT014",
@@ -37,3 +38,10 @@ def _let_values(module):
     for item in module.items:
         if isinstance(item, (n.FnDecl, n.TestDecl)):
             yield from (s.value for s in n.walk_statements(item.body) if isinstance(s, n.Let) and s.type is None)
+
+
+judges_fragments = True
+
+
+def applies(module):
+    return has(module, n.Lambda)

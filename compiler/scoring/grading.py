@@ -1,0 +1,287 @@
+"""One answer: its code found and read (pure Python), judged by a session (the costly part, cached by content),
+then its result line assembled with the claims and slop of its prose.
+
+The middle step is a plain function of a `CodeRequest` to a JSON-able verdict, so it runs the same in this process,
+in a worker process or on a Dask worker, and the same request is graded once per run."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+from kite.errors import UnusableInput
+from kite.rules import ALL_RULES
+from kite.scoring import formats
+from kite.scoring.answer import Extraction, extract
+from kite.scoring.claims import Outcome, claims
+from kite.scoring.fragments import MODULE_LINE, Reading, read_as_module
+from kite.scoring.slop import slop
+from kite.scoring.tasks import DEFAULT_MODULE, Task
+from kite.source import SourceFile
+
+SCHEMA_VERSION = 1
+PROGRAM_PATH = "answer.kite"
+LINE_END = re.compile(r"\r\n|\r|\n")
+FRAGMENT_READINGS = frozenset({"items", "function body"})  # code that is not a whole file: see each rule's judges_fragments
+STATIC_LAYERS = ("kite", "compiler", "analyzers")
+
+
+@dataclass(frozen=True)
+class CodeRequest:
+    """What a session must judge: a Kite program with the task's hidden tests, or the raw text of another format."""
+
+    format: str
+    text: str  # the program (kite), or the whole answer (other formats)
+    tests: tuple[tuple[str, str], ...] = ()  # (path, text) of the hidden tests; none: static layers only
+    regex_flavor: str = "dotnet"
+
+    def key(self, toolchain: str) -> str:
+        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests], ensure_ascii=False)
+        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Where the lines of one Kite block sit in the program graded."""
+
+    block: int  # index into the answer's blocks
+    first_line: int  # the program line of the block's line 1
+    lines: int  # how many lines the block has
+
+
+@dataclass(frozen=True)
+class Program:
+    source: str
+    module: str
+    readings: tuple[tuple[int, Reading], ...]  # (block index, how it was read)
+    segments: tuple[Segment, ...]
+
+
+def program_of(extraction: Extraction, module_name: str) -> Program | None:
+    """The Kite blocks of an answer as one module: the first block as read, each later one without its module line.
+
+    Several blocks are usually pieces of one program (a function, then its tests); a block written as a corrected
+    copy of an earlier one is graded together with it, duplicates and all."""
+    readings = [(index, read_as_module(block.text, module_name)) for index, block in enumerate(extraction.blocks) if block.is_kite]
+    if not readings:
+        return None
+    lines: list[str] = []
+    segments: list[Segment] = []
+    for index, reading in readings:
+        source_lines = reading.source.split("\n")
+        if lines:  # the first block's module line stands; a later one's is blanked, keeping every line where it was
+            declared = next((i for i, line in enumerate(source_lines) if MODULE_LINE.match(line)), None)
+            if declared is not None:
+                source_lines[declared] = ""
+        segments.append(Segment(index, len(lines) + 1 + reading.line_offset, extraction.blocks[index].text.count("\n") + 1))
+        lines.extend(source_lines)
+    return Program("\n".join(lines), readings[0][1].module, tuple(readings), tuple(segments))
+
+
+class AnswerLines:
+    """Where each line of the answer starts and ends (CR LF, CR and LF all end one), to map block lines back."""
+
+    def __init__(self, answer: str):
+        self.answer = answer
+        self.starts = [0] + [match.end() for match in LINE_END.finditer(answer)]
+
+    def end_of(self, index: int) -> int:
+        if index + 1 < len(self.starts):
+            following = self.starts[index + 1]
+            return following - (2 if self.answer[following - 2:following] == "\r\n" else 1)
+        return len(self.answer)
+
+    def span(self, extraction: Extraction, program: Program, line: int) -> dict | None:
+        """A program line as its block, the block's line, and that line's characters in the answer: the code is the
+        end of the answer's line, whatever container (a quote's `>`, a list's indentation) comes before it."""
+        for segment in program.segments:
+            block_line = line - segment.first_line + 1
+            if 1 <= block_line <= segment.lines:
+                block = extraction.blocks[segment.block]
+                index = bisect.bisect_right(self.starts, block.start) - 1 + block_line - 1
+                end = self.end_of(index)
+                code = block.text.split("\n")[block_line - 1]
+                return {"block": segment.block, "block_line": block_line, "start": max(self.starts[index], end - len(code)), "end": end}
+        return None  # a line the reading added (a module line, a wrapping function)
+
+
+# ---- the session's part: a request in, a JSON-able verdict out
+
+
+def judge(session, request: CodeRequest) -> dict:
+    if request.format != "kite":
+        verdict = formats.check_format(session, request.format, request.text, request.regex_flavor)
+        return {"reason": verdict.reason, "diagnostics": [d.to_json() for d in verdict.diagnostics]}
+    return judge_kite(session, request)
+
+
+def judge_kite(session, request: CodeRequest) -> dict:
+    from kite.pipeline import Unit
+    from kite.syntax.frontend import read_syntax
+
+    program = SourceFile(PROGRAM_PATH, request.text)
+    tests = tuple(SourceFile(path, text) for path, text in request.tests)
+    verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False}
+    if tests:
+        try:
+            report = session.test(Unit(program, tests), hidden={test.path for test in tests})
+        except UnusableInput as error:  # the hidden tests cannot meet this program (another module, no tests)
+            verdict["reason"] = str(error)
+            check = session.check(Unit(program), "all")
+        else:
+            check = report.check
+            verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
+            verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
+            verdict["tampered"] = report.tampered
+        module = read_syntax(program).module
+    else:
+        analysis = session.analyze(Unit(program), "all")
+        check, module = analysis.result, analysis.modules[0]
+    verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
+    verdict["layers_run"] = list(check.layers_run)
+    verdict["skipped"] = list(check.skipped)
+    verdict["applies"] = {rule.RULE.id: module is not None and bool(rule.applies(module)) for rule in ALL_RULES}
+    return verdict
+
+
+def outcome_json(outcome) -> dict:
+    return {"name": outcome.case.name, "file": outcome.case.file, "line": outcome.case.line, "status": outcome.status, "message": outcome.message}
+
+
+# ---- the result line
+
+
+def ungradable(line: int, answer_id, task_id, kind: str, message: str) -> dict:
+    """An answer that could not be graded: it stays in every denominator, counted and listed."""
+    return {"schema": SCHEMA_VERSION, "line": line, "id": answer_id, "task": task_id, "graded": False,
+            "problem": {"kind": kind, "message": message}}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An answer read and its code found, waiting for its verdict."""
+
+    line: int
+    answer_id: object
+    task: Task | None
+    format: str
+    answer: str
+    extraction: Extraction | None  # kite answers only
+    program: Program | None
+    request: CodeRequest | None  # None: nothing for a session to judge (no code)
+    model_score: float | None
+
+
+def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score) -> Prepared:
+    if fmt != "kite":
+        return Prepared(line, answer_id, task, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score)
+    extraction = extract(answer)
+    module = task.module if task is not None else None
+    program = program_of(extraction, module or DEFAULT_MODULE)
+    request = None
+    if program is not None:
+        # Hidden tests of another module cannot meet the program: it is graded on the static layers and fails.
+        meets_tests = task is not None and program.module == task.module
+        tests = tuple((test.path, test.text) for test in task.tests) if meets_tests else ()
+        request = CodeRequest("kite", program.source, tests)
+    return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
+
+
+def assemble(prepared: Prepared, verdict: dict | None) -> dict:
+    result = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
+              "task": prepared.task.id if prepared.task is not None else None, "graded": True, "problem": None,
+              "format": prepared.format}
+    if prepared.format == "kite":
+        result.update(kite_result(prepared, verdict))
+        deciding = result["passes"] if result["passes"] is not None else result["compiles"]
+    else:
+        result["valid"] = not verdict["reason"]
+        result["reasons"] = [verdict["reason"]] if verdict["reason"] else []
+        result["diagnostics"] = verdict["diagnostics"]
+        deciding = result["valid"]
+    result["score"] = formats.FULL_SCORE if deciding else 0.0
+    result["model_score"] = prepared.model_score
+    result["final_score"] = None if prepared.model_score is None else (result["score"] + prepared.model_score) / 2
+    return result
+
+
+def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
+    extraction, program, task = prepared.extraction, prepared.program, prepared.task
+    blocks = [{"language": b.language, "fence": b.fence, "is_kite": b.is_kite, "start": b.start, "end": b.end} for b in extraction.blocks]
+    for index, reading in program.readings if program else ():
+        blocks[index]["read_as"] = reading.how
+    reasons: list[str] = []
+    if program is None:
+        other = sorted({b.language for b in extraction.blocks if not b.is_kite and b.language})
+        reasons.append("no Kite code" + (f" (code in {', '.join(other)} is not graded as Kite)" if other else ""))
+        verdict = {"diagnostics": [], "tests": [] if task is not None else None, "own_tests": [], "tampered": False,
+                   "applies": {}, "layers_run": [], "skipped": [], "reason": ""}
+    if task is not None and program is not None and program.module != task.module:
+        reasons.append(f"the answer is module '{program.module}', the task's module is '{task.module}'")
+    if verdict["reason"]:
+        reasons.append(verdict["reason"])
+    diagnostics, lines = [], None
+    for found in verdict["diagnostics"]:
+        shown = dict(found)
+        if found["file"] == PROGRAM_PATH and program is not None:
+            lines = lines or AnswerLines(prepared.answer)
+            shown["span"] = lines.span(extraction, program, found["line"])
+        diagnostics.append(shown)
+    if program is not None and is_fragment(program):  # what a rule does not judge in a fragment is not reported
+        diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS)]
+    own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
+    has_code = program is not None
+    compiles = has_code and not any(d["severity"] == "error" for d in own) and "compiler" in verdict["layers_run"]
+    clean = compiles and not own
+    tests = verdict["tests"]
+    passes = None
+    if task is not None:
+        passes = compiles and bool(tests) and all(t["status"] == "pass" for t in tests) and not verdict["tampered"] and not reasons
+    if verdict["tampered"]:
+        reasons.append("the answer forged its test results")
+    layers = {layer: {"errors": sum(d["layer"] == layer and d["severity"] == "error" for d in own),
+                      "warnings": sum(d["layer"] == layer and d["severity"] == "warning" for d in own)}
+              for layer in STATIC_LAYERS}
+    if tests is not None:
+        layers["tests"] = {"passed": sum(t["status"] == "pass" for t in tests), "failed": sum(t["status"] != "pass" for t in tests)}
+    fired = frozenset(d["id"] for d in own)
+    rules = rule_verdicts(program, verdict["applies"], fired)
+    failed_layers = {layer for layer, counts in layers.items() if layer != "tests" and (counts["errors"] or counts["warnings"])}
+    if passes is False:
+        failed_layers.add("tests")
+    outcome = Outcome(has_code, compiles, clean, passes, "KT004" in fired, fired, frozenset(failed_layers))
+    found_claims = claims(extraction.prose, outcome)
+    return {
+        "has_code": has_code, "compiles": compiles, "clean": clean, "passes": passes, "leaked": "KT004" in fired,
+        "module": program.module if program else None, "reasons": reasons, "blocks": blocks, "layers": layers,
+        "layers_run": verdict["layers_run"], "skipped": verdict["skipped"], "rules": rules, "diagnostics": diagnostics,
+        "tests": tests, "own_tests": verdict["own_tests"],
+        "claims": [{"kind": c.kind, "start": c.start, "end": c.end, "sentence": c.sentence, "false": c.false, "reason": c.reason}
+                   for c in found_claims],
+        "slop": [{"category": h.category, "phrase": h.phrase, "start": h.start, "end": h.end} for h in slop(extraction.prose)],
+    }
+
+
+def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str]) -> dict[str, str]:
+    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or is a fragment and the rule
+    judges whole files only; otherwise fail when it fired."""
+    verdicts = {}
+    for rule in ALL_RULES:
+        rule_id = rule.RULE.id
+        if program is None or (is_fragment(program) and not rule.judges_fragments):
+            verdicts[rule_id] = "n/a"
+        elif rule_id in fired:
+            verdicts[rule_id] = "fail"
+        else:
+            verdicts[rule_id] = "pass" if applies.get(rule_id) else "n/a"
+    return verdicts
+
+
+def is_fragment(program: Program) -> bool:
+    return any(reading.how in FRAGMENT_READINGS for _, reading in program.readings)
+
+
+UNJUDGED_IN_FRAGMENTS = frozenset(rule.RULE.id for rule in ALL_RULES if not rule.judges_fragments)

@@ -1,0 +1,413 @@
+"""`kite score`: read a run (JSON lines), grade every answer once, write each result line as soon as it is known.
+
+The costly judging runs on one of three executors with the same interface: in this process (--jobs 1), in worker
+processes each holding a warm session (--jobs N), or on a Dask cluster (--dask ADDRESS). Identical requests are
+judged once per run, and, with a cache folder, once per toolchain."""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kite.errors import ToolchainError, UnusableInput
+from kite.scoring import formats
+from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
+from kite.scoring.summary import summarize
+from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.source import reading_errors
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """How each worker's session runs the hidden tests."""
+
+    sandboxed: bool = True
+    timeout_seconds: float = 5.0
+    budget_seconds: float = 60.0
+
+    def open(self):
+        from kite.session import Session
+        from kite.testing.worker import Limits
+
+        return Session(limits=Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds), sandboxed=self.sandboxed)
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    run: str
+    field: str
+    out: str
+    tasks: str | None = None
+    task_field: str = "task_id"
+    id_field: str | None = None
+    format_field: str | None = None
+    model_score_field: str | None = None
+    regex_flavor: str = "dotnet"
+    resume: bool = False
+    jobs: int = 1
+    dask: str | None = None
+    cache: str | None = None
+    session: SessionSettings = field(default_factory=SessionSettings)
+
+
+def summary_path(out: str) -> Path:
+    path = Path(out)
+    return path.with_name(path.name.removesuffix(".jsonl") + ".summary.json")
+
+
+# ---- reading the run
+
+
+MISSING = object()
+
+
+def dotted(document, path: str):
+    """`a.b.0.c` into nested objects and lists; MISSING when any step is absent."""
+    value = document
+    for step in path.split("."):
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return MISSING
+    return value
+
+
+def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every line that is not blank, read as a stream."""
+    with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
+        for number, raw in enumerate(run, start=1):
+            if raw.strip():
+                yield number, raw
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    document: dict | None
+    problem: tuple[str, str] | None  # (kind, message) when the line is not even a JSON object
+
+
+def parse_line(number: int, raw: bytes) -> Line:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Line(number, None, ("invalid utf-8", f"byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8"))
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        return Line(number, None, ("broken line", f"not JSON: {error}"))
+    if not isinstance(document, dict):
+        return Line(number, None, ("broken line", f"a JSON {type(document).__name__}, not an object"))
+    return Line(number, document, None)
+
+
+def task_ids_named(options: ScoreOptions) -> set[str]:
+    named = set()
+    for number, raw in run_lines(options.run):
+        line = parse_line(number, raw)
+        if line.document is not None:
+            task_id = dotted(line.document, options.task_field)
+            if isinstance(task_id, str) and valid_task_id(task_id):
+                named.add(task_id)
+    return named
+
+
+class Reader:
+    """Each line of the run to a Prepared answer, or to the result of an answer that cannot be graded."""
+
+    def __init__(self, options: ScoreOptions):
+        self.options = options
+        self.tasks = TaskFolder(options.tasks) if options.tasks else None
+        if self.tasks is not None:
+            named = task_ids_named(options)
+            missing = sorted(task_id for task_id in named if not self.tasks.exists(task_id))
+            if missing:
+                shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
+            for task_id in sorted(named):  # a task folder without tests, or with a broken task.toml, stops the run before it starts
+                self.tasks.task(task_id)
+
+    def read(self, number: int, raw: bytes) -> Prepared | dict:
+        options = self.options
+        line = parse_line(number, raw)
+        if line.problem is not None:
+            return ungradable(number, None, None, *line.problem)
+        document = line.document
+        answer_id = dotted(document, options.id_field) if options.id_field else None
+        if answer_id is MISSING or isinstance(answer_id, (dict, list)):
+            return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
+        task = task_id = None
+        if self.tasks is not None:
+            task_id = dotted(document, options.task_field)
+            if not isinstance(task_id, str):
+                return ungradable(number, answer_id, None, "missing field", f"no task id (a string) at {options.task_field!r}")
+            if not valid_task_id(task_id):
+                return ungradable(number, answer_id, None, "bad task id", f"{task_id!r} cannot name a task folder")
+            task = self.tasks.task(task_id)
+        answer = dotted(document, options.field)
+        if answer is MISSING:
+            return ungradable(number, answer_id, task_id, "missing field", f"no field {options.field!r}")
+        if not isinstance(answer, str):
+            return ungradable(number, answer_id, task_id, "missing field", f"{options.field!r} is {json_type(answer)}, not a string")
+        fmt = "kite"
+        if options.format_field:
+            fmt = dotted(document, options.format_field)
+            fmt = "kite" if fmt is MISSING else fmt
+            if not isinstance(fmt, str) or fmt.lower() not in formats.FORMATS:
+                return ungradable(number, answer_id, task_id, "bad format", f"format {fmt!r} is not one of {', '.join(formats.FORMATS)}")
+            fmt = fmt.lower()
+        model_score = None
+        if options.model_score_field:
+            model_score = dotted(document, options.model_score_field)
+            if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
+                return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
+            model_score = float(model_score)
+        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+
+
+def json_type(value) -> str:
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
+
+
+# ---- where the judging runs
+
+
+_worker_session = None
+
+
+def _judge_in_worker(settings: SessionSettings, request: CodeRequest) -> dict:
+    """One warm session per worker process (or Dask worker), opened on its first request and kept."""
+    global _worker_session
+    if _worker_session is None:
+        _worker_session = settings.open()
+        atexit.register(_worker_session.close)  # spawned workers end through sys.exit: the test processes go too
+    return judge(_worker_session, request)
+
+
+class InlineExecutor(concurrent.futures.Executor):
+    """--jobs 1: judged in this process, the future done before it is returned."""
+
+    def __init__(self, settings: SessionSettings):
+        self.session = settings.open()
+
+    def submit(self, fn, /, *args, **kwargs):
+        future = concurrent.futures.Future()
+        try:
+            future.set_result(judge(self.session, args[-1]))
+        except (ToolchainError, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            future.set_exception(error)
+        return future
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        self.session.close()
+
+
+def process_executor(jobs: int) -> concurrent.futures.Executor:
+    import multiprocessing
+
+    # spawn, never fork: a forked child would share this process's .NET runtime state.
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
+class DaskExecutor:
+    """The same submit/wait over a Dask cluster; each Dask worker keeps its own session (module state)."""
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise UnusableInput("--dask needs the distributed package (pip install distributed)") from None
+        try:
+            self.client = Client(address, timeout="20s")
+        except (OSError, TimeoutError) as error:
+            raise UnusableInput(f"--dask {address}: cannot reach the scheduler ({error})") from None
+
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False)
+
+    def wait(self, futures):
+        from distributed import wait
+
+        return wait(futures, return_when="FIRST_COMPLETED").done
+
+    def shutdown(self):
+        self.client.close()
+
+
+def first_done(executor, futures):
+    if isinstance(executor, DaskExecutor):
+        return executor.wait(futures)
+    return concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_COMPLETED).done
+
+
+# ---- the run
+
+
+def toolchain_fingerprint() -> str:
+    """What a cached verdict depends on besides its request: every file of the kite package (code, grammar, stdlib,
+    the pinned .NET packages and analyzer table)."""
+    import kite
+
+    root = Path(kite.__file__).resolve().parent
+    digest = hashlib.sha256(kite.__version__.encode())
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in {".py", ".lark", ".cs", ".toml", ".json", ".csproj", ".txt"} and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class VerdictCache:
+    """--cache DIR: one file per verdict, named by the hash of the toolchain and the request."""
+
+    def __init__(self, folder: str | None):
+        self.folder = Path(folder) if folder else None
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+
+    def get(self, key: str) -> dict | None:
+        if self.folder is None:
+            return None
+        try:
+            return json.loads((self.folder / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, verdict: dict) -> None:
+        if self.folder is None:
+            return
+        staging = self.folder / f".{key}.{os.getpid()}"
+        staging.write_text(json.dumps(verdict))
+        staging.replace(self.folder / f"{key}.json")  # never a half-written entry, even with two runs sharing it
+
+
+def resumed_lines(out: Path) -> set[int]:
+    """The run lines already in --out; a line cut short by a kill is dropped, so it is graded again."""
+    if not out.exists():
+        return set()
+    data = out.read_bytes()
+    kept_end = 0
+    done = set()
+    for raw in data.splitlines(keepends=True):
+        if not raw.endswith(b"\n"):
+            break
+        try:
+            result = json.loads(raw)
+            number = result["line"]
+        except (ValueError, KeyError, TypeError):
+            raise UnusableInput(f"{out}: line {len(done) + 1} is not a kite score result: cannot resume into this file") from None
+        if result.get("schema") != SCHEMA_VERSION:
+            raise UnusableInput(f"{out}: results of schema {result.get('schema')}, this kite writes {SCHEMA_VERSION}: cannot resume")
+        done.add(number)
+        kept_end += len(raw)
+    if kept_end < len(data):
+        with open(out, "r+b") as results:
+            results.truncate(kept_end)
+    return done
+
+
+def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Grade the run into options.out, then write and return the summary of everything in it."""
+    reader = Reader(options)
+    out = Path(options.out)
+    done = resumed_lines(out) if options.resume else set()
+    total = sum(1 for _ in run_lines(options.run))
+    toolchain = toolchain_fingerprint()
+    cache = VerdictCache(options.cache)
+    if options.dask:
+        executor = DaskExecutor(options.dask)
+    elif options.jobs > 1:
+        executor = process_executor(options.jobs)
+    else:
+        executor = InlineExecutor(options.session)
+    try:  # opened only once the executor stands: a cluster out of reach never empties an earlier results file
+        results = open(out, "a" if options.resume else "w", encoding="utf-8")
+    except OSError as error:
+        executor.shutdown()
+        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
+    # Inline, each verdict is written before the next line is read: results come in run order.
+    in_flight_limit = 1 if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
+    judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
+    waiting: dict[str, list[Prepared]] = {}
+    pending: dict = {}  # future -> request key
+    written = len(done)
+    with results:
+
+        def write(result: dict) -> None:
+            nonlocal written
+            results.write(json.dumps(result, ensure_ascii=True, sort_keys=True) + "\n")
+            results.flush()  # a kill loses at most the line being written; --resume grades it again
+            written += 1
+            if progress is not None:
+                progress(written, total)
+
+        def finish(key: str, verdict: dict | None, fault: str = "") -> None:
+            for prepared in waiting.pop(key):
+                if fault:
+                    write(ungradable(prepared.line, prepared.answer_id, prepared.task.id if prepared.task else None, "grader fault", fault))
+                else:
+                    write(assemble(prepared, verdict))
+
+        def collect(futures) -> None:
+            for future in futures:
+                key = pending.pop(future)
+                try:
+                    verdict = future.result()
+                except (ToolchainError, KeyboardInterrupt):
+                    raise
+                except Exception as error:  # a bug in kite, or a worker lost: this answer's result says so
+                    finish(key, None, f"{type(error).__name__}: {error}")
+                    continue
+                judged[key] = verdict
+                cache.put(key, verdict)
+                finish(key, verdict)
+
+        try:
+            for number, raw in run_lines(options.run):
+                if number in done:
+                    continue
+                prepared = reader.read(number, raw)
+                if isinstance(prepared, dict):
+                    write(prepared)
+                    continue
+                if prepared.request is None:
+                    write(assemble(prepared, None))
+                    continue
+                key = prepared.request.key(toolchain)
+                verdict = judged.get(key) or cache.get(key)
+                if verdict is not None:
+                    judged[key] = verdict
+                    write(assemble(prepared, verdict))
+                    continue
+                if key in waiting:
+                    waiting[key].append(prepared)
+                    continue
+                waiting[key] = [prepared]
+                try:
+                    pending[executor.submit(_judge_in_worker, options.session, prepared.request)] = key
+                except concurrent.futures.BrokenExecutor:
+                    raise ToolchainError("a worker process died (out of memory?); the results so far are kept: --resume goes on") from None
+                while len(pending) >= in_flight_limit:
+                    collect(first_done(executor, list(pending)))
+            while pending:
+                collect(first_done(executor, list(pending)))
+        finally:
+            executor.shutdown()
+    summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
+    summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return summary
+
+
+def read_results(out: Path) -> list[dict]:
+    with open(out, encoding="utf-8") as results:
+        return [json.loads(line) for line in results if line.strip()]

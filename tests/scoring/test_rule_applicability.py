@@ -1,0 +1,60 @@
+"""Each rule says where it applies (N/A is left out of its rate) and whether it judges fragments."""
+
+import pytest
+
+from kite.rules import ALL_RULES
+from kite.source import SourceFile
+from kite.syntax.frontend import read_syntax
+
+RULES = {rule.RULE.id: rule for rule in ALL_RULES}
+# Code with nothing any rule but KT000/KT003/KT004 judges: a module with one function returning a value.
+BARE = "module Bare\n\nfn one() -> int\n    return 1\n"
+HAS = {
+    "KT001": "module M\n\nfn f(x: int) -> int\n    x = 2\n    return x\n",
+    "KT002": "module M\n\nfn f() -> int\n    let mut n = 1\n    return n\n",
+    "KT005": 'module M\n\ntest "t"\n    expect 1 == 1\n',
+    "KT006": "module M\n\nfn f(name: str)\n    upper(name)\n",
+    "KT007": "module M\n\nuse System.IO\n\nfn f() -> int\n    return 1\n",
+    "KT009": "module M\n\nlet width = 3\n\nfn f() -> int\n    return width\n",
+    "KT012": 'module M\n\nfn f(name: str) -> str\n    return "hi " + name\n',
+    "KT014": "module M\n\nfn f(xs: list<int>) -> int\n    return xs.Count(fn(x) => x > 1)\n",
+}
+NESTED = {  # the construct deep inside other statements and expressions still counts
+    "KT001": "module M\n\nfn f(xs: list<int>) -> int\n    let mut t = 0\n    for x in xs\n        if x > 0\n            t += x\n    return t\n",
+    "KT002": "module M\n\nfn f(b: bool) -> int\n    while b\n        if b\n            let mut n = 1\n            return n\n    return 0\n",
+    "KT007": 'module M\n\nfn f() -> int\n    let parts = [len(Console.ReadLine())]\n    return parts[0]\n',
+}
+
+
+def module_of(text: str):
+    module = read_syntax(SourceFile("m.kite", text)).module
+    assert module is not None
+    return module
+
+
+@pytest.mark.parametrize("rule_id", sorted(HAS))
+def test_a_rule_applies_only_where_the_code_has_what_it_judges(rule_id):
+    assert RULES[rule_id].applies(module_of(HAS[rule_id]))
+    assert not RULES[rule_id].applies(module_of(BARE))
+
+
+@pytest.mark.parametrize("rule_id", sorted(NESTED))
+def test_what_a_rule_judges_is_found_however_deep(rule_id):
+    assert RULES[rule_id].applies(module_of(NESTED[rule_id]))
+
+
+def test_a_user_type_or_a_value_member_is_not_dotnet():
+    record = 'module M\n\ntype Item\n    name: str\n\nfn f(item: Item) -> str\n    return item.name\n'
+    assert not RULES["KT007"].applies(module_of(record))
+
+
+@pytest.mark.parametrize("rule_id", ["KT000", "KT003", "KT004", "KT008", "KT010", "KT013"])
+def test_rules_whose_subject_every_module_has_apply_to_the_bare_one(rule_id):
+    assert RULES[rule_id].applies(module_of(BARE))
+
+
+def test_every_rule_declares_whether_it_judges_fragments():
+    flags = {rule_id: rule.judges_fragments for rule_id, rule in RULES.items()}
+    assert all(isinstance(flag, bool) for flag in flags.values())
+    # A snippet's let mut may be changed by code left out, and a bare call in a snippet shows a call.
+    assert not flags["KT002"] and not flags["KT006"] and flags["KT004"]

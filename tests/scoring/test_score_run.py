@@ -1,0 +1,267 @@
+"""`kite score` end to end: every answer gets a result, hidden tests decide, bad input is a result, nothing is
+graded twice, and a run killed with kill -9 resumes to the same summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import REPO, run_kite
+from kite.scoring import run as score_run
+
+ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
+HIDDEN = 'module Adder\n\ntest "adds"\n    expect add(1, 2) == 3\n\ntest "adds negatives"\n    expect add(-1, -2) == -3\n'
+
+
+def kite_block(code: str) -> str:
+    return f"Here it is.\n\n```kite\n{code}```\n"
+
+
+def write_run(path, answers, *, task="add") -> None:
+    with open(path, "w") as run:
+        for index, answer in enumerate(answers):
+            run.write(json.dumps({"id": f"a{index}", "task_id": task, "text": answer}) + "\n")
+
+
+@pytest.fixture
+def tasks(tmp_path):
+    folder = tmp_path / "tasks" / "add"
+    folder.mkdir(parents=True)
+    (folder / "adder.test.kite").write_text(HIDDEN)
+    (folder / "task.toml").write_text('module = "Adder"\nprompt = "kept for another tool: unknown keys are fine"\n')
+    return tmp_path / "tasks"
+
+
+def score(tmp_path, *args):
+    out = tmp_path / "results.jsonl"
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--id-field", "id", "--out", str(out), *args], cwd=tmp_path)
+    results = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return result, results
+
+
+def test_hidden_tests_decide_and_the_answers_own_tests_are_reported_apart(tmp_path, tasks):
+    own_test_passes_but_hidden_fail = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a * b\n\ntest \"mine\"\n    expect add(2, 2) == 4\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(own_test_passes_but_hidden_fail)])
+    result, (right, wrong) = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 0, result.output
+    assert right["passes"] and right["layers"]["tests"] == {"passed": 2, "failed": 0}
+    assert not wrong["passes"] and wrong["compiles"] and [t["status"] for t in wrong["tests"]] == ["fail", "fail"]
+    assert [t["status"] for t in wrong["own_tests"]] == ["pass"]
+
+
+def test_another_module_is_graded_and_fails_with_that_reason(tmp_path, tasks):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER.replace("Adder", "Solution")), kite_block(ADDER)])
+    result, (other, right) = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 0
+    assert other["compiles"] and other["passes"] is False and other["reasons"] == ["the answer is module 'Solution', the task's module is 'Adder'"]
+    assert right["passes"]
+
+
+def test_code_without_a_module_line_gets_the_tasks_module(tmp_path, tasks):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER.removeprefix("module Adder\n"))])
+    _, [answer] = score(tmp_path, "--tasks", str(tasks))
+    assert answer["passes"] and answer["module"] == "Adder" and answer["blocks"][0]["read_as"] == "no module line"
+
+
+def test_a_missing_task_folder_is_one_line_and_exit_2(tmp_path, tasks):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)], task="subtract")
+    result, results = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [f"kite: error: {tasks}: no task folder for subtract"]
+    result, _ = score(tmp_path, "--tasks", str(tmp_path / "nowhere"))
+    assert result.exit_code == 2 and "no such tasks folder" in result.output
+
+
+def test_bad_input_is_a_result_and_never_stops_the_run(tmp_path):
+    many_blocks = "\n".join(f"Step {i}:\n\n```kite\nfn f{i}() -> int\n    return {i}\n```\n" for i in range(50))
+    huge = "word " * 1_000_000 + "\n\n```kite\n" + ADDER + "```\n"
+    lines = [
+        b'{"id": "broken", "text": "no closing brace"\n',
+        json.dumps({"id": "no-text"}).encode() + b"\n",
+        json.dumps({"id": "number", "text": 42}).encode() + b"\n",
+        json.dumps({"id": "empty", "text": ""}).encode() + b"\n",
+        b'{"id": "latin-1", "text": "caf\xe9"}\n',
+        b"[1, 2, 3]\n",
+        json.dumps({"id": "many", "text": many_blocks}).encode() + b"\n",
+        json.dumps({"id": "huge", "text": huge}).encode() + b"\n",
+        json.dumps({"id": {"not": "an id"}, "text": "x"}).encode() + b"\n",
+    ]
+    (tmp_path / "run.jsonl").write_bytes(b"".join(lines))
+    result, results = score(tmp_path)
+    assert result.exit_code == 0, result.output
+    by_line = {r["line"]: r for r in results}
+    assert sorted(by_line) == list(range(1, len(lines) + 1))
+    kinds = {line: r["problem"]["kind"] for line, r in by_line.items() if not r["graded"]}
+    assert kinds == {1: "broken line", 2: "missing field", 3: "missing field", 5: "invalid utf-8", 6: "broken line", 9: "missing field"}
+    assert by_line[4]["has_code"] is False and by_line[4]["compiles"] is False
+    assert len(by_line[7]["blocks"]) == 50 and by_line[7]["compiles"] and by_line[7]["module"] == "Answer"
+    assert by_line[8]["compiles"] and by_line[8]["module"] == "Adder"
+    summary = json.loads((tmp_path / "results.summary.json").read_text())
+    assert summary["ungradable"]["count"] == 6 and summary["rates"]["compiles"]["of"] == 9
+
+
+def test_a_diagnostic_points_at_its_line_in_the_answer_through_quotes_and_crlf(tmp_path):
+    answer = "Look:\r\n\r\n> ```kite\r\n> module M\r\n>\r\n> fn f() -> int\r\n>     let mut n = 1\r\n>     return n\r\n> ```\r\n"
+    write_run(tmp_path / "run.jsonl", [answer])
+    _, [result] = score(tmp_path)
+    [found] = result["diagnostics"]
+    assert found["id"] == "KT002" and found["span"]["block_line"] == 4
+    assert answer[found["span"]["start"]:found["span"]["end"]] == "    let mut n = 1"
+
+
+def test_a_rule_that_judges_only_whole_files_is_not_applicable_to_a_fragment(tmp_path):
+    body = "let mut shout = upper(name)\nupper(name)\nreturn shout\n"
+    whole = "module M\n\nfn f(name: str) -> str\n    let mut shout = upper(name)\n    upper(name)\n    return shout\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(body), kite_block(whole)])
+    _, (fragment, module) = score(tmp_path)
+    assert fragment["blocks"][0]["read_as"] == "function body"
+    assert fragment["rules"]["KT002"] == fragment["rules"]["KT006"] == "n/a"
+    assert not {"KT002", "KT006"} & {d["id"] for d in fragment["diagnostics"]}
+    assert module["rules"]["KT002"] == module["rules"]["KT006"] == "fail"
+    assert module["rules"]["KT005"] == "n/a" and module["rules"]["KT004"] == "pass"
+
+
+def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
+    answer = "Certainly! " + kite_block("module M\n\nfn f() -> int\n    var x = 1;\n    return x\n") + "\nIt uses no C# syntax."
+    write_run(tmp_path / "run.jsonl", [answer])
+    _, [result] = score(tmp_path)
+    [claim] = [c for c in result["claims"] if c["false"]]
+    assert answer[claim["start"]:claim["end"]] == "It uses no C# syntax." and result["leaked"]
+    assert any(answer[hit["start"]:hit["end"]] == hit["phrase"] for hit in result["slop"])
+
+
+
+
+@pytest.fixture
+def judged(monkeypatch):
+    """The requests the run's sessions were asked to judge (--jobs 1 judges in this process)."""
+    asked = []
+    real = score_run.judge
+
+    def judge(session, request):
+        asked.append(request)
+        return real(session, request)
+
+    monkeypatch.setattr(score_run, "judge", judge)
+    return asked
+
+
+def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path, tasks, judged):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "Same code, other words:\n\n" + kite_block(ADDER), kite_block(ADDER) + "\nDone, and it compiles."])
+    _, first = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "cache"))
+    assert len(judged) == 1 and all(r["passes"] for r in first)
+    _, again = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "cache"))
+    assert len(judged) == 1 and again == first
+
+
+def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
+    rows = [
+        {"id": "j", "format": "json", "text": '{"a": 1}', "judge": {"score": 6}},
+        {"id": "n", "format": "json", "text": '{"a": NaN}', "judge": {"score": 8}},
+        {"id": "p", "format": "python", "text": "Here:\n```python\nx = 1\n```", "judge": {"score": 10}},
+        {"id": "r", "format": "regex", "text": r"^\d+$", "judge": {"score": 2}},
+        {"id": "k", "text": kite_block(ADDER), "judge": {"score": 4}},
+        {"id": "x", "format": "yaml", "text": "a: 1", "judge": {"score": 4}},
+        {"id": "m", "format": "json", "text": "{}", "judge": {}},
+    ]
+    (tmp_path / "run.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result, results = score(tmp_path, "--format-field", "format", "--model-score-field", "judge.score")
+    assert result.exit_code == 0, result.output
+    scores = {r["id"]: (r["score"], r["final_score"]) for r in results if r["graded"]}
+    assert scores == {"j": (10.0, 8.0), "n": (0.0, 4.0), "p": (0.0, 5.0), "r": (10.0, 6.0), "k": (10.0, 7.0)}
+    assert {r["id"]: r["problem"]["kind"] for r in results if not r["graded"]} == {"x": "bad format", "m": "missing field"}
+
+
+def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
+    out = tmp_path / "results.jsonl"
+    out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
+    assert score_run.resumed_lines(out) == {1, 2}
+    assert out.read_text().endswith('"line": 2}\n')
+    out.write_text("not a result\n")
+    with pytest.raises(score_run.UnusableInput):
+        score_run.resumed_lines(out)
+
+
+def kite_score(tmp_path, out, *extra) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kite.cli.main", "score", "run.jsonl", "--field", "text", "--id-field", "id",
+         "--tasks", "tasks", "--out", out, *extra],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def test_a_run_killed_with_kill_9_and_resumed_ends_with_the_same_summary(tmp_path, tasks):
+    answers = [kite_block(ADDER.replace("a + b", f"a + b + {i} - {i}" if i % 3 else "a - b")) for i in range(24)]
+    write_run(tmp_path / "run.jsonl", answers)
+    whole = kite_score(tmp_path, "whole.jsonl")
+    assert whole.wait(timeout=600) == 0, whole.stderr.read()
+    killed = kite_score(tmp_path, "killed.jsonl")
+    results = tmp_path / "killed.jsonl"
+    deadline = time.monotonic() + 600
+    while not (results.exists() and results.read_text().count("\n") >= 5) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait()
+    written = results.read_text().count("\n")
+    assert 5 <= written < len(answers), "the kill came too late to interrupt anything"
+    resumed = kite_score(tmp_path, "killed.jsonl", "--resume")
+    assert resumed.wait(timeout=600) == 0, resumed.stderr.read()
+    summary = lambda name: json.loads((tmp_path / name).read_text())  # noqa: E731
+    assert summary("killed.summary.json") == summary("whole.summary.json")
+    lines = [json.loads(line)["line"] for line in results.read_text().splitlines()]
+    assert sorted(lines) == list(range(1, len(answers) + 1))
+
+
+def graded_answers(results: list[dict]) -> list[dict]:
+    return sorted(results, key=lambda r: r["line"])
+
+
+@pytest.fixture
+def mixed_run(tmp_path, tasks):
+    wrong = ADDER.replace("a + b", "a - b")
+    answers = [kite_block(ADDER), kite_block(wrong), "prose only", kite_block(ADDER.replace("return", "return;")),
+               kite_block(ADDER) + "\nThe same program again.", kite_block(wrong.removeprefix("module Adder\n"))]
+    write_run(tmp_path / "run.jsonl", answers)
+    _, alone = score(tmp_path, "--tasks", str(tasks))
+    return graded_answers(alone)
+
+
+def test_worker_processes_give_the_results_of_one_process(tmp_path, tasks, mixed_run):
+    result, results = score(tmp_path, "--tasks", str(tasks), "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert graded_answers(results) == mixed_run
+
+
+def test_a_dask_cluster_gives_the_results_of_one_process(tmp_path, tasks, mixed_run):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        result, results = score(tmp_path, "--tasks", str(tasks), "--dask", cluster.scheduler_address)
+    assert result.exit_code == 0, result.output
+    assert graded_answers(results) == mixed_run
+
+
+
+def test_a_task_folder_without_hidden_tests_stops_the_run_before_it_starts(tmp_path, tasks):
+    (tasks / "empty").mkdir()
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)], task="empty")
+    result, results = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 2 and "no hidden tests" in result.output and results == []
+
+
+def test_score_has_help_and_its_text_table_shows_intervals(tmp_path):
+    assert run_kite(["score", "--help"], cwd=tmp_path).output.startswith("Usage: ")
+    write_run(tmp_path / "run.jsonl", ["prose only", kite_block(ADDER)])
+    result, _ = score(tmp_path)
+    assert "compiles         50.0% [9.5%, 90.5%]          1/2" in result.output
+
+
+def test_results_that_cannot_be_written_are_one_line_and_exit_2(tmp_path):
+    write_run(tmp_path / "run.jsonl", ["prose"])
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--out", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=tmp_path)
+    assert result.exit_code == 2 and result.output.startswith("kite: error: ") and "cannot write the results" in result.output
