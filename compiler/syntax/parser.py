@@ -7,7 +7,7 @@ import re
 from importlib import resources
 
 from lark import Lark, Token
-from lark.exceptions import LarkError, VisitError
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 from lark.lexer import PatternStr
 from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
@@ -53,16 +53,38 @@ def lark_parser() -> Lark:
     )
 
 
-def parse_module(text: str) -> n.Module | None:
-    """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError."""
+def parse_module(text: str, first_line: int = 1) -> n.Module | None:
+    """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError.
+
+    `text` starts on line `first_line` of its file (a top-level item parsed on its own): positions are the file's.
+    """
     text = text if text.endswith("\n") else text + "\n"
-    tree = lark_parser().parse(text, start="start")
+    offset = first_line - 1
+    try:
+        tree = lark_parser().parse(text, start="start")
+    except UnexpectedInput as error:
+        _move_error(error, offset)
+        raise
+    if offset:
+        for subtree in tree.iter_subtrees():  # iterative: scan_values recurses
+            for child in subtree.children:
+                if isinstance(child, Token):
+                    child.line += offset
     try:
         return KiteTransformer(text).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, KiteSyntaxError):
             raise error.orig_exc from None
         raise
+
+
+def _move_error(error: UnexpectedInput, offset: int) -> None:
+    """Lark's positions are the parsed text's; the file's are `offset` lines further (UnexpectedEOF has none)."""
+    if error.line == -1:
+        return
+    error.line += offset
+    if isinstance(error, UnexpectedToken):
+        error.token.line += offset
 
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
