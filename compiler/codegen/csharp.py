@@ -484,6 +484,8 @@ class _Writer:
             if isinstance(part, str):
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
                 pieces.append(_escape_line_ends(text))
+            elif isinstance(part, n.Formatted):
+                pieces.append("{(" + f"{RUNTIME}.Formatted({self.expr(part.value)}, {string_literal(part.spec)})" + ")}")
             else:
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
         return '$"' + "".join(pieces) + '"'

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kite.syntax.literals import fstring_end, quoted_end
+
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
 # Other languages' block statements: a deeper block after one is the statement's own block,
 # so only the statement is reported (by the parser), not an "unexpected indent".
 FOREIGN_HEADER = re.compile(r"(switch|try|catch|finally|do|match|loop|def|with|case|default|repeat|unless|until|struct|interface|class|function|func)\b")
-QUOTED_OR_COMMENT = re.compile(r'"(\\.|[^"\\])*"?|\'(\\.|[^\'\\])*\'?|#.*')
+LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,24 @@ def header_keyword(stripped: str) -> str | None:
 
 
 def bracket_delta(line: str) -> int:
-    code = QUOTED_OR_COMMENT.sub("", line)
+    code = _code_only(line)
     return code.count("(") + code.count("[") - code.count(")") - code.count("]")
+
+
+def _code_only(line: str) -> str:
+    """The line without its literals and comment."""
+    pieces, index = [], 0
+    while (found := LITERAL_OR_COMMENT.search(line, index)) is not None:
+        pieces.append(line[index:found.start()])
+        opener = found.group()
+        if opener == "#":
+            return "".join(pieces)
+        if opener == 'f"':
+            index = fstring_end(line, found.start())
+        else:
+            index = quoted_end(line, found.start(), opener)
+    pieces.append(line[index:])
+    return "".join(pieces)
 
 
 def check(text: str) -> Layout:

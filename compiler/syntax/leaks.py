@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kite.syntax.literals import fstring_end, quoted_end
+
 # C# words that are not Kite, and what recovery reads them as ("" drops the word).
 LEAKED_WORDS = {
     "var": "let mut",  # C#'s var is mutable; KT002 is not reported on a leaked line
@@ -68,19 +70,6 @@ class LeakScan:
         return frozenset(leak.line for leak in self.leaks)
 
 
-def _skip_quoted(line: str, start: int, quote: str) -> int:
-    """Index just past the literal that opens at `start` (or the end of the line if it never closes)."""
-    index = start + 1
-    while index < len(line):
-        if line[index] == "\\":
-            index += 2
-        elif line[index] == quote:
-            return index + 1
-        else:
-            index += 1
-    return len(line)
-
-
 def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
     leaks: list[Leak] = []
     out: list[str] = []
@@ -91,7 +80,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             out.append(line[index:])
             break
         if char == '"' or (char in "f$" and line.startswith('"', index + 1)):
-            end = _skip_quoted(line, index + (char != '"'), '"')
+            end = quoted_end(line, index, '"') if char == '"' else fstring_end(line, index)
             if char == "$":  # C# interpolation: the same string as a Kite f-string
                 leaks.append(Leak(number, index + 1, '$"'))
                 out.append("f" + line[index + 1:end])
@@ -100,7 +89,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             index = end
             continue
         if char == "'":
-            end = _skip_quoted(line, index, "'")
+            end = quoted_end(line, index, "'")
             out.append(line[index:end])
             index = end
             continue

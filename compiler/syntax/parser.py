@@ -13,6 +13,7 @@ from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
+from kite.syntax.literals import hole_end, quoted_end
 
 # Deeper nesting than this is refused with KT000: the analyzer and code generator walk
 # the AST recursively, and no real program comes near it.
@@ -20,6 +21,8 @@ MAX_NESTING = 100
 STRING_ESCAPES = set('nt\\"')
 FSTRING_ESCAPES = STRING_ESCAPES | set("{}")
 CHAR_ESCAPES = set("nt\\'0")
+# .NET's standard numeric formats (F2, D3, N0, X4, ...) and custom ones made of digit placeholders (0.00, #,##0).
+FORMAT_SPEC = re.compile(r"[CcDdEeFfGgNnPpXx][0-9]{0,2}|[0#][0#,.%]*")
 
 
 class KiteSyntaxError(Exception):
@@ -366,15 +369,20 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
             text.append(body[index:index + 2])
             index += 2
         elif char == "{":
-            end = body.find("}", index)
-            if end < 0:
+            end = hole_end(body, index)
+            if end is None:
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "'{' in an f-string is never closed: write \\{ for a brace")
-            hole = body[index + 1:end]
+            hole, spec = _split_spec(body[index + 1:end])
             if not hole.strip():
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "empty {} in an f-string")
             parts.append("".join(text))
             text = []
             expr, depth = _parse_hole(hole, token.line, token.column + 3 + index)
+            if spec is not None:
+                if not FORMAT_SPEC.fullmatch(spec):
+                    column = token.column + 3 + index + len(hole) + 1
+                    raise KiteSyntaxError(token.line, column, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00")
+                expr = n.Formatted(expr.line, expr.column, expr, spec)
             parts.append(expr)
             if depths is not None:
                 depths[id(expr)] = depth
@@ -386,6 +394,24 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
             index += 1
     parts.append("".join(text))
     return [part for part in parts if part != ""]
+
+
+def _split_spec(hole: str) -> tuple[str, str | None]:
+    """`price:F2` -> ("price", "F2"): the first ':' outside brackets and strings starts a format spec."""
+    depth, index = 0, 0
+    while index < len(hole):
+        char = hole[index]
+        if char == '"':
+            index = quoted_end(hole, index, '"')
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == ":" and depth == 0:
+            return hole[:index], hole[index + 1:]
+        index += 1
+    return hole, None
 
 
 def _parse_hole(hole: str, line: int, column: int):
