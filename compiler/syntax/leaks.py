@@ -32,6 +32,10 @@ LEAKED_WORDS = {
     "object": "object",
     "dynamic": "dynamic",
 }
+# C#'s modifiers are a leak only as modifiers, before another word (`private int count`): as a name
+# (`let private = 1`, `repo.private`, `private: bool`) they are the program's.
+MODIFIERS = {"public", "private", "protected", "internal", "static"}
+MODIFYING = re.compile(r"[ \t]+(?!(?:and|or|in)\b)[A-Za-z_]")
 # C# operators spelled as a call: a leak only when called (a variable may be named nameof), read as to_str.
 LEAKED_CALLS = {"nameof": "to_str"}
 # C# punctuation, longest first, with its recovery.
@@ -70,6 +74,11 @@ class LeakScan:
         return frozenset(leak.line for leak in self.leaks)
 
 
+def _modifies(line: str, index: int, word: str) -> bool:
+    """The modifier at `index` modifies something (it is not a member's or a variable's name)."""
+    return not line[:index].rstrip().endswith(".") and MODIFYING.match(line, index + len(word)) is not None
+
+
 def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
     leaks: list[Leak] = []
     out: list[str] = []
@@ -104,6 +113,9 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
                 leaks.append(Leak(number, index + 1, word))
                 out.append(LEAKED_CALLS[word])
+                index += len(word)
+            elif word in MODIFIERS and not _modifies(line, index, word):
+                out.append(word)
                 index += len(word)
             elif word in LEAKED_WORDS:
                 leaks.append(Leak(number, index + 1, word))
