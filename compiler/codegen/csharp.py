@@ -150,6 +150,7 @@ class _Writer:
         # Kite name -> C# name of every local in scope, innermost last; narrowing maps a name to its pattern variable.
         self.scopes: list[dict[str, str]] = [{}]
         self.fresh_numbers = itertools.count(1)
+        self.function_locals: set[str] = set()  # Kite names the current function or test has declared so far
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
@@ -256,6 +257,7 @@ class _Writer:
         self.returns_value = item.returns is not None
         self.at(item)
         self.emit(f"public static {returns} {identifier(item.name)}({params})")
+        self.function_locals = {p.name for p in item.params}
         self.body(item.body, {p.name: identifier(p.name) for p in item.params})
 
     def test(self, item: n.TestDecl) -> None:
@@ -264,6 +266,7 @@ class _Writer:
         self.at(item)
         self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
+        self.function_locals = set()
         self.body(item.body)
 
     # ---- statements
@@ -283,8 +286,9 @@ class _Writer:
         self.at(s)
         if isinstance(s, n.Let):
             value = self.expr(s.value, typed=s.type is not None)
-            self.emit(f"{csharp_type(s.type) if s.type else 'var'} {identifier(s.name)} = {value};")
-            self.scopes[-1][s.name] = identifier(s.name)
+            spelled = self.declared_local(s.name)
+            self.emit(f"{csharp_type(s.type) if s.type else 'var'} {spelled} = {value};")
+            self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
             self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
@@ -308,8 +312,9 @@ class _Writer:
             self.emit(f"while ({condition})")
             self.body(s.body, when_true)
         elif isinstance(s, n.For):
-            self.emit(f"foreach (var {identifier(s.name)} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
-            self.body(s.body, {s.name: identifier(s.name)})
+            spelled = self.declared_local(s.name)
+            self.emit(f"foreach (var {spelled} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
+            self.body(s.body, {s.name: spelled})
 
     def if_statement(self, s: n.If, rest) -> None:
         for position, (condition, body) in enumerate(s.branches):
@@ -363,6 +368,13 @@ class _Writer:
         return self.expr(e), {}, {}
 
     # ---- names
+
+    def declared_local(self, name: str) -> str:
+        """The C# name of a local being declared. A name is free again after its block in Kite, but C# scopes a local
+        to its whole block: a name the function declared before (in a finished block) gets a generated name."""
+        spelled = generated_name(name, next(self.fresh_numbers)) if name in self.function_locals else identifier(name)
+        self.function_locals.add(name)
+        return spelled
 
     def local(self, name: str) -> str | None:
         for scope in reversed(self.scopes):
