@@ -12,6 +12,7 @@ evaluated after the constants they read, and no name the generator invents can m
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from kite import standard_library
@@ -23,6 +24,7 @@ KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
 RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
+LOWERCASE_ASCII = re.compile("[a-z]+")  # the type names C# reserves (CS8981)
 # Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
 LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -129,9 +131,10 @@ def _statement_expressions(s):
 def module_class(module: n.Module, unit_modules) -> str:
     """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
     the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
-    then gets a suffix no spelling of a program's name has."""
+    then gets a suffix no spelling of a program's name has. So does a lowercase name (`module shop`): C# reserves
+    those for its own keywords (CS8981)."""
     types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
-    return module.name + "__m" if module.name in types else module.name
+    return module.name + "__m" if module.name in types or LOWERCASE_ASCII.fullmatch(module.name) else module.name
 
 
 def _class_spelling(name: str) -> str:
