@@ -13,6 +13,7 @@ from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
+from kite.syntax.layout import bracket_delta
 from kite.syntax.literals import hole_end, quoted_end
 
 # Deeper nesting than this is refused with KT000: the analyzer and code generator walk
@@ -191,7 +192,7 @@ class KiteTransformer(Transformer_NonRecursive):
     def test_decl(self, children):
         description, body = children
         _check_escapes(description, STRING_ESCAPES, description.value[1:-1])
-        return self._nested(n.TestDecl(description.line, 1, description.value[1:-1], body), body)
+        return self._nested(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body), body)
 
     def block(self, children):
         return tuple(children)
@@ -226,7 +227,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def expect_stmt(self, children):
         keyword, expr = children
-        return self._nested(n.Expect(keyword.line, keyword.column, expr, _rest_of_line(self._text, keyword.end_pos)), [expr])
+        return self._nested(n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos)), [expr])
 
     def if_stmt(self, children):
         keyword, condition, body, *rest = children
@@ -345,14 +346,33 @@ setattr(KiteTransformer, "lambda", KiteTransformer.lambda_)
 CODE_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')
 
 
-def _rest_of_line(text: str, start: int) -> str:
-    """The source of an expect's expression: the rest of its line, without a trailing comment."""
-    end = text.find("\n", start)
-    line = text[start:] if end < 0 else text[start:end]
+def _without_comment(line: str) -> str:
     for match in CODE_OR_COMMENT.finditer(line):
         if match.group() == "#":
             return line[: match.start()].strip()
     return line.strip()
+
+
+def _expect_source(text: str, start: int) -> str:
+    """The source of an expect's expression, without comments: the rest of its line, and the lines it continues
+    on while a bracket is open, joined into one line."""
+    pieces: list[str] = []
+    depth = 0
+    while True:
+        end = text.find("\n", start)
+        line = _without_comment(text[start:] if end < 0 else text[start:end])
+        if pieces and not (pieces[-1].endswith(("(", "[")) or line.startswith((")", "]"))):
+            pieces.append(" ")
+        pieces.append(line)
+        depth += bracket_delta(line)
+        if depth <= 0 or end < 0:
+            return "".join(pieces).strip()
+        start = end + 1
+
+
+def _unescaped(body: str) -> str:
+    """A string literal's text with its escapes (checked already) applied."""
+    return re.sub(r"\\(.)", lambda match: {"n": "\n", "t": "\t"}.get(match.group(1), match.group(1)), body)
 
 
 def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
