@@ -67,6 +67,7 @@ def check(text: str) -> Layout:
     problems: list[tuple[int, int, str]] = []
     logical: list[LogicalLine] = []
     stack = [0]
+    raw_stack = [0]  # the width each block of `stack` was written with
     open_header: tuple[int, str] | None = None  # (index into logical, keyword) awaiting its block
     index = 0
     while index < len(lines):
@@ -82,7 +83,11 @@ def check(text: str) -> Layout:
             problems.append((number, 1, "tabs are not allowed in indentation: use 4 spaces"))
         elif width % INDENT:
             problems.append((number, 1, f"indentation must be a multiple of 4 spaces, not {width}"))
-        width -= width % INDENT
+        raw = width
+        if raw % INDENT or raw_stack != stack:
+            width, written = _block_width(raw, stack, raw_stack, open_header is not None)
+            if not raw % INDENT and not written:
+                problems.append((number, 1, "unexpected indent" if raw > raw_stack[-1] else "unindent does not match any outer block"))
         if open_header is not None:
             if width <= stack[-1]:
                 header_index, keyword = open_header
@@ -94,17 +99,20 @@ def check(text: str) -> Layout:
                     problems.append((number, 1, "indented too far: a block is 4 spaces deeper than its header"))
                     width = stack[-1] + INDENT
                 stack.append(width)
+                raw_stack.append(raw)
         elif width > stack[-1] and logical and FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()):
             previous = logical[-1]
             logical[-1] = LogicalLine(previous.first, previous.last, previous.indent, True)
             width = stack[-1] + INDENT
             stack.append(width)
+            raw_stack.append(raw)
         elif width > stack[-1]:
             problems.append((number, 1, "unexpected indent"))
             width = stack[-1]
         if width < stack[-1]:
             while stack[-1] > width:
                 stack.pop()
+                raw_stack.pop()
             if stack[-1] != width:
                 problems.append((number, 1, "unindent does not match any outer block"))
                 width = stack[-1]
@@ -125,6 +133,17 @@ def check(text: str) -> Layout:
         problems.append((header.first, header.indent + 1, f"expected an indented block after '{keyword}'"))
         _drop(lines, logical, header_index)
     return Layout(tuple(problems), tuple(lines), tuple(logical))
+
+
+def _block_width(raw: int, stack: list[int], raw_stack: list[int], header_open: bool) -> tuple[int, bool]:
+    """The width of the block a line `raw` spaces deep belongs to where blocks are not written 4 spaces a level
+    (2-space style), and whether the line is written as that block is: deeper after a header opens its block, a
+    width written before is that block again, anything else reads as the block around it (reported once, by the
+    caller, so nothing cascades from it)."""
+    if header_open and raw > raw_stack[-1]:
+        return stack[-1] + INDENT, True
+    level, written = next((level, written) for level, written in zip(reversed(stack), reversed(raw_stack)) if written <= raw)
+    return level, written == raw
 
 
 def _drop(lines: list[str], logical: list[LogicalLine], position: int) -> None:
