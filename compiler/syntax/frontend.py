@@ -55,7 +55,7 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
     scan = leaks.scan(source.text)
     diagnostics = [kt004_csharp_leak.RULE.at(file, leak.line, leak.column, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
     leaked = scan.leaked_lines
-    layout = layout_pass.check(scan.recovered_text)
+    layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
     for line, column, message in layout.problems:
         if line not in leaked:

@@ -62,7 +62,8 @@ def _code_only(line: str) -> str:
     return "".join(pieces)
 
 
-def check(text: str) -> Layout:
+def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
+    """`declarations`: lines holding C#'s declarations (`public static void Main()`), whose blocks are their own."""
     lines = text.split("\n")
     problems: list[tuple[int, int, str]] = []
     logical: list[LogicalLine] = []
@@ -100,7 +101,9 @@ def check(text: str) -> Layout:
                     width = stack[-1] + INDENT
                 stack.append(width)
                 raw_stack.append(raw)
-        elif width > stack[-1] and logical and FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()):
+        elif width > stack[-1] and logical and (
+            FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()) or logical[-1].first in declarations
+        ):
             previous = logical[-1]
             logical[-1] = LogicalLine(previous.first, previous.last, previous.indent, True)
             width = stack[-1] + INDENT

@@ -36,6 +36,7 @@ LEAKED_WORDS = {
 # (`let private = 1`, `repo.private`, `private: bool`) they are the program's.
 MODIFIERS = {"public", "private", "protected", "internal", "static"}
 MODIFYING = re.compile(r"[ \t]+(?!(?:and|or|in)\b)[A-Za-z_]")
+DECLARATION_WORDS = MODIFIERS | {"void", "class"}
 # C# operators spelled as a call: a leak only when called (a variable may be named nameof), read as to_str.
 LEAKED_CALLS = {"nameof": "to_str"}
 # C# punctuation, longest first, with its recovery.
@@ -72,6 +73,11 @@ class LeakScan:
     @property
     def leaked_lines(self) -> frozenset[int]:
         return frozenset(leak.line for leak in self.leaks)
+
+    @property
+    def declaration_lines(self) -> frozenset[int]:
+        """Lines with a C# declaration word: the deeper lines after one are its body, not an unexpected indent."""
+        return frozenset(leak.line for leak in self.leaks if leak.token in DECLARATION_WORDS)
 
 
 def _modifies(line: str, index: int, word: str) -> bool:
