@@ -59,6 +59,7 @@ class Facts:
     records: dict  # name -> TypeDecl
     misplaced: tuple[tuple[int, int, str], ...] = field(default=())  # KT000 found by the analyzer
     lambdas: tuple[tuple[n.Lambda, int], ...] = field(default=())  # each lambda and how many lambdas it is inside, plus one
+    redeclared: tuple[tuple[Binding, Binding], ...] = field(default=())  # (declaration, the one in scope it meets)
 
 
 class _Walker:
@@ -75,11 +76,16 @@ class _Walker:
         self.in_test = False
         self.lambdas: list[tuple[n.Lambda, int]] = []
         self.lambda_depth = 0
+        self.redeclared: list[tuple[Binding, Binding]] = []
 
     # ---- scopes
 
     def declare(self, name: str, kind: str, line: int, column: int, type_=None, value=None) -> None:
         binding = Binding(name, kind, line, column, type_, value=value)
+        # A local still in scope (not a module constant, which a local may hide; a lambda parameter may hide one too).
+        earlier = next((scope[name] for scope in reversed(self.scopes[1:]) if name in scope), None)
+        if earlier is not None and kind != "lambda":
+            self.redeclared.append((binding, earlier))
         self.scopes[-1][name] = binding
         self.bindings.append(binding)
         self.declarations.append(Declaration(name, kind if kind != "mut" else "let", line, column))
@@ -129,7 +135,7 @@ class _Walker:
                 self.in_test = False
         return Facts(
             tuple(self.declarations), tuple(self.bindings), tuple(self.illegal), tuple(self.discarded),
-            self.functions, self.records, tuple(self.misplaced), tuple(self.lambdas),
+            self.functions, self.records, tuple(self.misplaced), tuple(self.lambdas), tuple(self.redeclared),
         )
 
     # ---- statements

@@ -178,6 +178,11 @@ namespace Kite
     {
         public static List<T> List<T>(params T[] items) => new List<T>(items);
 
+        // An f-string hole's format spec ({price:F2}) formats a number in the invariant culture; other values, like
+        // .NET's composite formatting, ignore it and read as f-strings spell them.
+        public static string Formatted(object? value, string spec) =>
+            value is IFormattable number and not Enum ? number.ToString(spec, CultureInfo.InvariantCulture) : Std.to_str(value);
+
         public static IEnumerable<T> Iter<T>(IEnumerable<T> items) => items;
         public static IEnumerable<K> Iter<K, V>(Dictionary<K, V> table) where K : notnull => table.Keys;
 

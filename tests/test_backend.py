@@ -100,7 +100,7 @@ def test_a_built_program_runs_under_dotnet(tmp_path):
     result = run_kite(["build", "samples/language_tour.kite", "-o", str(tmp_path)], cwd=REPO)
     assert result.exit_code == 0, result.output
     done = subprocess.run(["dotnet", str(tmp_path / "LanguageTour.dll")], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "4.20\nlarge\n[HELLO] {tag} 5!\n-5\n")
+    assert (done.returncode, done.stdout) == (0, "4.20\nlarge\n[HELLO] {tag} 05 hello, x!\n-5\n")
 
 
 def test_building_a_program_without_main_is_a_clear_error(tmp_path):

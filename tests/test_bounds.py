@@ -231,3 +231,36 @@ def test_the_c_sharp_layers_do_not_run_on_lambdas_nested_too_deep(tmp_path):
     document = json.loads(run_kite(["check", "--format", "json", "deep.kite"], cwd=tmp_path).output)
     assert document["layers"] == ["kite"]
     assert document["skipped"] == ["deep.kite: compiler and analyzers did not run: lambdas nested too deep to compile (KT010)"]
+
+
+def parsed_characters(monkeypatch, text: str) -> tuple[int, list[str]]:
+    """How many characters the parser read to check `text` (work, not time), and the KT000 lines."""
+    from kite.syntax import frontend
+
+    read = []
+    real = frontend.parse_module
+    monkeypatch.setattr(frontend, "parse_module", lambda chunk, *rest: read.append(len(chunk)) or real(chunk, *rest))
+    result = frontend.read_syntax(decode("big.kite", text.encode()))
+    return sum(read), [d.render() for d in result.diagnostics]
+
+
+FUNCTION = "fn f_{i}(x: int) -> int\n    let y = x * 2 + {i}\n    if y > 10\n        return y\n    return x\n\n"
+
+
+def test_syntax_errors_at_the_end_of_a_long_file_re_parse_only_their_items(monkeypatch):
+    items = "".join(FUNCTION.format(i=i) for i in range(3000))
+    broken = "".join(f"fn bad_{k}()\n    let x = 1 +\n\n" for k in range(21))
+    text = "module Big\n\n" + items + broken
+    work, lines = parsed_characters(monkeypatch, text)
+    assert work < 1.1 * len(text)
+    assert len(lines) == 21 and lines[-1] == "big.kite(1): error KT000: more than 20 syntax errors: stopped"
+
+
+def test_syntax_errors_in_one_huge_item_stop_when_re_parsing_it_would_cost_more_than_the_file(monkeypatch):
+    body = "".join(f"    let y_{i} = {i} * 2\n" for i in range(30_000))
+    broken = "".join(f"    let x_{k} = 1 +\n" for k in range(21))
+    text = "module Big\n\nfn huge()\n" + body + broken
+    work, lines = parsed_characters(monkeypatch, text)
+    assert work < 3 * len(text)
+    assert lines[-1].endswith("error KT000: too many syntax errors to recover from in an item this long: stopped")
+    assert 2 <= len(lines) < 21

@@ -154,3 +154,17 @@ def test_a_syntax_error_does_not_hide_the_rest_of_the_file():
         "t.kite(4): error KT000: unexpected end of line: expected an expression",
         "t.kite(8): warning KT002: 'n' is never changed: declare it with let, not let mut",
     ]
+
+
+def test_a_test_title_is_its_string_decoded_and_a_multi_line_expect_keeps_its_whole_expression(tmp_path):
+    text = (
+        'module Titles\n\nfn add3(a: int, b: int) -> int\n    return a + b\n\n'
+        'test "title says \\"hi\\" \\\\ ok"\n    expect add3(  # the left\n        3,\n        [1][0]\n    ) == 5\n'
+    )
+    syntax, _ = kite_layer(decode("t.kite", text.encode()))
+    [_, test] = syntax.module.items
+    assert test.description == 'title says "hi" \\ ok'
+    assert test.body[0].source == "add3(3, [1][0]) == 5"
+    (tmp_path / "titles.kite").write_text(text)
+    result = run_kite(["test", "titles.kite"], cwd=tmp_path)
+    assert result.output.splitlines()[0] == 'FAIL title says "hi" \\ ok: expect add3(3, [1][0]) == 5 (left: 4, right: 5)'

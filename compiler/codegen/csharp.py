@@ -12,6 +12,7 @@ evaluated after the constants they read, and no name the generator invents can m
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from kite import standard_library
@@ -24,6 +25,7 @@ KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
 RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
+LOWERCASE_ASCII = re.compile("[a-z]+")  # the type names C# reserves (CS8981)
 # Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
 LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -139,9 +141,10 @@ def _statement_expressions(s):
 def module_class(module: n.Module, unit_modules) -> str:
     """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
     the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
-    then gets a suffix no spelling of a program's name has."""
+    then gets a suffix no spelling of a program's name has. So does a lowercase name (`module shop`): C# reserves
+    those for its own keywords (CS8981)."""
     types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
-    return module.name + "__m" if module.name in types else module.name
+    return module.name + "__m" if module.name in types or LOWERCASE_ASCII.fullmatch(module.name) else module.name
 
 
 def _class_spelling(name: str) -> str:
@@ -160,6 +163,7 @@ class _Writer:
         # Kite name -> C# name of every local in scope, innermost last; narrowing maps a name to its pattern variable.
         self.scopes: list[dict[str, str]] = [{}]
         self.fresh_numbers = itertools.count(1)
+        self.function_locals: set[str] = set()  # Kite names the current function or test has declared so far
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
@@ -279,6 +283,7 @@ class _Writer:
         self.returns_value = item.returns is not None
         self.at(item)
         self.emit(f"public static {returns} {identifier(item.name)}({params})")
+        self.function_locals = {p.name for p in item.params}
         self.body(item.body, {p.name: identifier(p.name) for p in item.params})
 
     def test(self, item: n.TestDecl) -> None:
@@ -287,6 +292,7 @@ class _Writer:
         self.at(item)
         self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
+        self.function_locals = set()
         self.body(item.body)
 
     # ---- statements
@@ -306,8 +312,9 @@ class _Writer:
         self.at(s)
         if isinstance(s, n.Let):
             value = self.expr(s.value, typed=s.type is not None)
-            self.emit(f"{csharp_type(s.type) if s.type else 'var'} {identifier(s.name)} = {value};")
-            self.scopes[-1][s.name] = identifier(s.name)
+            spelled = self.declared_local(s.name)
+            self.emit(f"{csharp_type(s.type) if s.type else 'var'} {spelled} = {value};")
+            self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
             self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
@@ -333,8 +340,9 @@ class _Writer:
             self.emit(f"while ({condition})")
             self.body(s.body, when_true)
         elif isinstance(s, n.For):
-            self.emit(f"foreach (var {identifier(s.name)} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
-            self.body(s.body, {s.name: identifier(s.name)})
+            spelled = self.declared_local(s.name)
+            self.emit(f"foreach (var {spelled} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
+            self.body(s.body, {s.name: spelled})
 
     def if_statement(self, s: n.If, rest) -> None:
         """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
@@ -396,6 +404,13 @@ class _Writer:
         return self.expr(e), {}, {}
 
     # ---- names
+
+    def declared_local(self, name: str) -> str:
+        """The C# name of a local being declared. A name is free again after its block in Kite, but C# scopes a local
+        to its whole block: a name the function declared before (in a finished block) gets a generated name."""
+        spelled = generated_name(name, next(self.fresh_numbers)) if name in self.function_locals else identifier(name)
+        self.function_locals.add(name)
+        return spelled
 
     def local(self, name: str) -> str | None:
         for scope in reversed(self.scopes):
@@ -538,6 +553,8 @@ class _Writer:
             if isinstance(part, str):
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
                 pieces.append(_escape_line_ends(text))
+            elif isinstance(part, n.Formatted):
+                pieces.append("{(" + f"{RUNTIME}.Formatted({self.expr(part.value)}, {string_literal(part.spec)})" + ")}")
             else:
                 self.in_fstring, outer = True, self.in_fstring
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format

@@ -1,6 +1,6 @@
 """Source text to AST: leak scan (KT004), layout (KT000), then the parser with line-level recovery.
 
-A line that does not parse is reported once (KT000), replaced by a neutral line, and the file is
+A line that does not parse is reported once (KT000), replaced by a neutral line, and its top-level item is
 parsed again, so one mistake neither hides the rest of the file nor cascades into more errors.
 """
 
@@ -21,6 +21,8 @@ from kite.syntax.nodes import Module
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 
 MAX_SYNTAX_ERRORS = 20
+# Characters that recovery may re-parse beyond the file's own size: every real program's errors fit in it.
+RECOVERY_ALLOWANCE = 256 * 1024
 ITEM_KEYWORDS = {"module", "use", "let", "type", "enum", "fn", "test"}
 NOT_KITE_STATEMENTS = {
     "switch", "case", "default", "do", "try", "catch", "finally", "throw", "match", "def", "function",
@@ -53,7 +55,7 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
     scan = leaks.scan(source.text)
     diagnostics = [kt004_csharp_leak.RULE.at(file, leak.line, leak.column, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
     leaked = scan.leaked_lines
-    layout = layout_pass.check(scan.recovered_text)
+    layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
     for line, column, message in layout.problems:
         if line not in leaked:
@@ -61,28 +63,57 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
         if message.startswith("expected an indented block"):
             replaced.add(line)
     lines = list(layout.lines)
-    module = None
     if not any(text.strip() and not text.strip().startswith("#") for text in lines):
         diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, "empty file: expected 'module Name'"))
         return SyntaxResult(None, tuple(diagnostics), leaked, frozenset())
-    for _ in range(MAX_SYNTAX_ERRORS):
-        try:
-            module = parse_module("\n".join(lines))
-            break
-        except (UnexpectedInput, KiteSyntaxError) as error:
-            line, column, message = describe(error, lines)
-            if line in replaced:  # replacing it did not help: give up on the rest
-                break
-            if line not in leaked:
-                diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
-            replaced.update(_neutralize(lines, layout, line))
-    else:
-        diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, f"more than {MAX_SYNTAX_ERRORS} syntax errors: stopped"))
+    module = _parse_items(file, lines, layout, diagnostics, leaked, replaced)
     if module is not None and not module.name:
         first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
         diagnostics.append(kt000_syntax.RULE.at(file, first, 1, "expected 'module Name' before anything else"))
         module = None
     return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced))
+
+
+def _parse_items(
+    file: str, lines: list[str], layout: layout_pass.Layout, diagnostics: list[Diagnostic], leaked: frozenset[int], replaced: set[int]
+) -> Module | None:
+    """Each top-level item parsed on its own, so a syntax error re-parses only its item, and all re-parsing
+    together stays within a budget proportional to the file: recovery costs linear time whatever the input."""
+    budget = RECOVERY_ALLOWANCE + sum(map(len, lines))
+    failures = 0
+    parts: list[Module] = []
+    for index, (first, last) in enumerate(_item_lines(layout, len(lines))):
+        # An item after the first reads as one after a module line, so a second `module` is the parser's error.
+        header, first_line = ("", first) if index == 0 else ("module _\n", first - 1)
+        while True:
+            text = header + "\n".join(lines[first - 1:last])
+            try:
+                parts.append(parse_module(text, first_line))
+                break
+            except (UnexpectedInput, KiteSyntaxError) as error:
+                line, column, message = describe(error, lines, last)
+                if line in replaced:  # replacing it did not help: give up on the rest
+                    return None
+                if line not in leaked:
+                    diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+                replaced.update(_neutralize(lines, layout, line))
+                failures += 1
+                budget -= len(text)
+                if failures == MAX_SYNTAX_ERRORS:
+                    diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, f"more than {MAX_SYNTAX_ERRORS} syntax errors: stopped"))
+                    return None
+                if budget < 0:
+                    diagnostics.append(kt000_syntax.RULE.at(file, line, 1, "too many syntax errors to recover from in an item this long: stopped"))
+                    return None
+    head = parts[0]
+    return Module(head.line, head.column, head.name, tuple(item for part in parts for item in part.items))
+
+
+def _item_lines(layout: layout_pass.Layout, line_count: int) -> list[tuple[int, int]]:
+    """(first, last) physical lines of each top-level item; comments and blank lines go with the item before."""
+    starts = [logical.first for logical in layout.logical if logical.indent == 0][1:]
+    firsts = [1, *starts]
+    return list(zip(firsts, [start - 1 for start in starts] + [line_count]))
 
 
 def _neutralize(lines: list[str], layout: layout_pass.Layout, line: int) -> range:
@@ -113,14 +144,14 @@ def _enclosing_item(layout: layout_pass.Layout, logical: layout_pass.LogicalLine
     return None
 
 
-def describe(error: Exception, lines: list[str]) -> tuple[int, int, str]:
-    """Where the parse failed and what a Kite programmer should read there."""
+def describe(error: Exception, lines: list[str], last_line: int) -> tuple[int, int, str]:
+    """Where the parse failed (in lines up to `last_line`) and what a Kite programmer should read there."""
     if isinstance(error, KiteSyntaxError):
         return error.line, error.column, error.message
     if isinstance(error, UnexpectedCharacters):
         return error.line, error.column, f"unexpected character {error.char!r}"
     if isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END"):
-        last = max((i + 1 for i, text in enumerate(lines) if text.strip()), default=1)
+        last = max((i + 1 for i, text in enumerate(lines[:last_line]) if text.strip()), default=1)
         return last, 1, "unexpected end of file"
     assert isinstance(error, UnexpectedToken)
     token = error.token

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kite.syntax.literals import fstring_end, quoted_end
+
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
 # Other languages' block statements: a deeper block after one is the statement's own block,
 # so only the statement is reported (by the parser), not an "unexpected indent".
 FOREIGN_HEADER = re.compile(r"(switch|try|catch|finally|do|match|loop|def|with|case|default|repeat|unless|until|struct|interface|class|function|func)\b")
-QUOTED_OR_COMMENT = re.compile(r'"(\\.|[^"\\])*"?|\'(\\.|[^\'\\])*\'?|#.*')
+LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
 
 
 @dataclass(frozen=True)
@@ -40,15 +42,33 @@ def header_keyword(stripped: str) -> str | None:
 
 
 def bracket_delta(line: str) -> int:
-    code = QUOTED_OR_COMMENT.sub("", line)
+    code = _code_only(line)
     return code.count("(") + code.count("[") - code.count(")") - code.count("]")
 
 
-def check(text: str) -> Layout:
+def _code_only(line: str) -> str:
+    """The line without its literals and comment."""
+    pieces, index = [], 0
+    while (found := LITERAL_OR_COMMENT.search(line, index)) is not None:
+        pieces.append(line[index:found.start()])
+        opener = found.group()
+        if opener == "#":
+            return "".join(pieces)
+        if opener == 'f"':
+            index = fstring_end(line, found.start())
+        else:
+            index = quoted_end(line, found.start(), opener)
+    pieces.append(line[index:])
+    return "".join(pieces)
+
+
+def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
+    """`declarations`: lines holding C#'s declarations (`public static void Main()`), whose blocks are their own."""
     lines = text.split("\n")
     problems: list[tuple[int, int, str]] = []
     logical: list[LogicalLine] = []
     stack = [0]
+    raw_stack = [0]  # the width each block of `stack` was written with
     open_header: tuple[int, str] | None = None  # (index into logical, keyword) awaiting its block
     index = 0
     while index < len(lines):
@@ -64,7 +84,11 @@ def check(text: str) -> Layout:
             problems.append((number, 1, "tabs are not allowed in indentation: use 4 spaces"))
         elif width % INDENT:
             problems.append((number, 1, f"indentation must be a multiple of 4 spaces, not {width}"))
-        width -= width % INDENT
+        raw = width
+        if raw % INDENT or raw_stack != stack:
+            width, written = _block_width(raw, stack, raw_stack, open_header is not None)
+            if not raw % INDENT and not written:
+                problems.append((number, 1, "unexpected indent" if raw > raw_stack[-1] else "unindent does not match any outer block"))
         if open_header is not None:
             if width <= stack[-1]:
                 header_index, keyword = open_header
@@ -76,17 +100,22 @@ def check(text: str) -> Layout:
                     problems.append((number, 1, "indented too far: a block is 4 spaces deeper than its header"))
                     width = stack[-1] + INDENT
                 stack.append(width)
-        elif width > stack[-1] and logical and FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()):
+                raw_stack.append(raw)
+        elif width > stack[-1] and logical and (
+            FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()) or logical[-1].first in declarations
+        ):
             previous = logical[-1]
             logical[-1] = LogicalLine(previous.first, previous.last, previous.indent, True)
             width = stack[-1] + INDENT
             stack.append(width)
+            raw_stack.append(raw)
         elif width > stack[-1]:
             problems.append((number, 1, "unexpected indent"))
             width = stack[-1]
         if width < stack[-1]:
             while stack[-1] > width:
                 stack.pop()
+                raw_stack.pop()
             if stack[-1] != width:
                 problems.append((number, 1, "unindent does not match any outer block"))
                 width = stack[-1]
@@ -107,6 +136,17 @@ def check(text: str) -> Layout:
         problems.append((header.first, header.indent + 1, f"expected an indented block after '{keyword}'"))
         _drop(lines, logical, header_index)
     return Layout(tuple(problems), tuple(lines), tuple(logical))
+
+
+def _block_width(raw: int, stack: list[int], raw_stack: list[int], header_open: bool) -> tuple[int, bool]:
+    """The width of the block a line `raw` spaces deep belongs to where blocks are not written 4 spaces a level
+    (2-space style), and whether the line is written as that block is: deeper after a header opens its block, a
+    width written before is that block again, anything else reads as the block around it (reported once, by the
+    caller, so nothing cascades from it)."""
+    if header_open and raw > raw_stack[-1]:
+        return stack[-1] + INDENT, True
+    level, written = next((level, written) for level, written in zip(reversed(stack), reversed(raw_stack)) if written <= raw)
+    return level, written == raw
 
 
 def _drop(lines: list[str], logical: list[LogicalLine], position: int) -> None:

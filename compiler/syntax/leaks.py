@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kite.syntax.literals import fstring_end, quoted_end
+
 # C# words that are not Kite, and what recovery reads them as ("" drops the word).
 LEAKED_WORDS = {
     "var": "let mut",  # C#'s var is mutable; KT002 is not reported on a leaked line
@@ -30,6 +32,11 @@ LEAKED_WORDS = {
     "object": "object",
     "dynamic": "dynamic",
 }
+# C#'s modifiers are a leak only as modifiers, before another word (`private int count`): as a name
+# (`let private = 1`, `repo.private`, `private: bool`) they are the program's.
+MODIFIERS = {"public", "private", "protected", "internal", "static"}
+MODIFYING = re.compile(r"[ \t]+(?!(?:and|or|in)\b)[A-Za-z_]")
+DECLARATION_WORDS = MODIFIERS | {"void", "class"}
 # C# operators spelled as a call: a leak only when called (a variable may be named nameof), read as to_str.
 LEAKED_CALLS = {"nameof": "to_str"}
 # C# punctuation, longest first, with its recovery.
@@ -67,18 +74,15 @@ class LeakScan:
     def leaked_lines(self) -> frozenset[int]:
         return frozenset(leak.line for leak in self.leaks)
 
+    @property
+    def declaration_lines(self) -> frozenset[int]:
+        """Lines with a C# declaration word: the deeper lines after one are its body, not an unexpected indent."""
+        return frozenset(leak.line for leak in self.leaks if leak.token in DECLARATION_WORDS)
 
-def _skip_quoted(line: str, start: int, quote: str) -> int:
-    """Index just past the literal that opens at `start` (or the end of the line if it never closes)."""
-    index = start + 1
-    while index < len(line):
-        if line[index] == "\\":
-            index += 2
-        elif line[index] == quote:
-            return index + 1
-        else:
-            index += 1
-    return len(line)
+
+def _modifies(line: str, index: int, word: str) -> bool:
+    """The modifier at `index` modifies something (it is not a member's or a variable's name)."""
+    return not line[:index].rstrip().endswith(".") and MODIFYING.match(line, index + len(word)) is not None
 
 
 def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
@@ -91,7 +95,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             out.append(line[index:])
             break
         if char == '"' or (char in "f$" and line.startswith('"', index + 1)):
-            end = _skip_quoted(line, index + (char != '"'), '"')
+            end = quoted_end(line, index, '"') if char == '"' else fstring_end(line, index)
             if char == "$":  # C# interpolation: the same string as a Kite f-string
                 leaks.append(Leak(number, index + 1, '$"'))
                 out.append("f" + line[index + 1:end])
@@ -100,7 +104,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             index = end
             continue
         if char == "'":
-            end = _skip_quoted(line, index, "'")
+            end = quoted_end(line, index, "'")
             out.append(line[index:end])
             index = end
             continue
@@ -115,6 +119,9 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
                 leaks.append(Leak(number, index + 1, word))
                 out.append(LEAKED_CALLS[word])
+                index += len(word)
+            elif word in MODIFIERS and not _modifies(line, index, word):
+                out.append(word)
                 index += len(word)
             elif word in LEAKED_WORDS:
                 leaks.append(Leak(number, index + 1, word))

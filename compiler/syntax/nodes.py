@@ -41,6 +41,14 @@ class FString(Node):
 
 
 @dataclass(frozen=True)
+class Formatted(Node):
+    """An f-string hole with a format spec: `{price:F2}`."""
+
+    value: object
+    spec: str  # a .NET numeric format, applied in the invariant culture
+
+
+@dataclass(frozen=True)
 class ListLiteral(Node):
     items: tuple
 
@@ -244,6 +252,8 @@ def children(e) -> tuple:
         return e.items
     if isinstance(e, FString):
         return tuple(part for part in e.parts if not isinstance(part, str))
+    if isinstance(e, Formatted):
+        return (e.value,)
     if isinstance(e, Lambda):
         return (e.body,)
     return ()

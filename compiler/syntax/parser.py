@@ -7,12 +7,14 @@ import re
 from importlib import resources
 
 from lark import Lark, Token
-from lark.exceptions import LarkError, VisitError
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
 from lark.lexer import PatternStr
 from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
+from kite.syntax.layout import bracket_delta
+from kite.syntax.literals import hole_end, quoted_end
 
 # Deeper nesting than this is refused with KT000: the analyzer and code generator walk
 # the AST recursively, and no real program comes near it.
@@ -20,6 +22,8 @@ MAX_NESTING = 100
 STRING_ESCAPES = set('nt\\"')
 FSTRING_ESCAPES = STRING_ESCAPES | set("{}")
 CHAR_ESCAPES = set("nt\\'0")
+# .NET's standard numeric formats (F2, D3, N0, X4, ...) and custom ones made of digit placeholders (0.00, #,##0).
+FORMAT_SPEC = re.compile(r"[CcDdEeFfGgNnPpXx][0-9]{0,2}|[0#][0#,.%]*")
 
 
 class KiteSyntaxError(Exception):
@@ -53,16 +57,38 @@ def lark_parser() -> Lark:
     )
 
 
-def parse_module(text: str) -> n.Module | None:
-    """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError."""
+def parse_module(text: str, first_line: int = 1) -> n.Module | None:
+    """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError.
+
+    `text` starts on line `first_line` of its file (a top-level item parsed on its own): positions are the file's.
+    """
     text = text if text.endswith("\n") else text + "\n"
-    tree = lark_parser().parse(text, start="start")
+    offset = first_line - 1
+    try:
+        tree = lark_parser().parse(text, start="start")
+    except UnexpectedInput as error:
+        _move_error(error, offset)
+        raise
+    if offset:
+        for subtree in tree.iter_subtrees():  # iterative: scan_values recurses
+            for child in subtree.children:
+                if isinstance(child, Token):
+                    child.line += offset
     try:
         return KiteTransformer(text).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, KiteSyntaxError):
             raise error.orig_exc from None
         raise
+
+
+def _move_error(error: UnexpectedInput, offset: int) -> None:
+    """Lark's positions are the parsed text's; the file's are `offset` lines further (UnexpectedEOF has none)."""
+    if error.line == -1:
+        return
+    error.line += offset
+    if isinstance(error, UnexpectedToken):
+        error.token.line += offset
 
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
@@ -166,7 +192,7 @@ class KiteTransformer(Transformer_NonRecursive):
     def test_decl(self, children):
         description, body = children
         _check_escapes(description, STRING_ESCAPES, description.value[1:-1])
-        return self._nested(n.TestDecl(description.line, 1, description.value[1:-1], body), body)
+        return self._nested(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body), body)
 
     def block(self, children):
         return tuple(children)
@@ -201,7 +227,7 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def expect_stmt(self, children):
         keyword, expr = children
-        return self._nested(n.Expect(keyword.line, keyword.column, expr, _rest_of_line(self._text, keyword.end_pos)), [expr])
+        return self._nested(n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos)), [expr])
 
     def if_stmt(self, children):
         keyword, condition, body, *rest = children
@@ -320,14 +346,33 @@ setattr(KiteTransformer, "lambda", KiteTransformer.lambda_)
 CODE_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')
 
 
-def _rest_of_line(text: str, start: int) -> str:
-    """The source of an expect's expression: the rest of its line, without a trailing comment."""
-    end = text.find("\n", start)
-    line = text[start:] if end < 0 else text[start:end]
+def _without_comment(line: str) -> str:
     for match in CODE_OR_COMMENT.finditer(line):
         if match.group() == "#":
             return line[: match.start()].strip()
     return line.strip()
+
+
+def _expect_source(text: str, start: int) -> str:
+    """The source of an expect's expression, without comments: the rest of its line, and the lines it continues
+    on while a bracket is open, joined into one line."""
+    pieces: list[str] = []
+    depth = 0
+    while True:
+        end = text.find("\n", start)
+        line = _without_comment(text[start:] if end < 0 else text[start:end])
+        if pieces and not (pieces[-1].endswith(("(", "[")) or line.startswith((")", "]"))):
+            pieces.append(" ")
+        pieces.append(line)
+        depth += bracket_delta(line)
+        if depth <= 0 or end < 0:
+            return "".join(pieces).strip()
+        start = end + 1
+
+
+def _unescaped(body: str) -> str:
+    """A string literal's text with its escapes (checked already) applied."""
+    return re.sub(r"\\(.)", lambda match: {"n": "\n", "t": "\t"}.get(match.group(1), match.group(1)), body)
 
 
 def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
@@ -344,15 +389,20 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
             text.append(body[index:index + 2])
             index += 2
         elif char == "{":
-            end = body.find("}", index)
-            if end < 0:
+            end = hole_end(body, index)
+            if end is None:
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "'{' in an f-string is never closed: write \\{ for a brace")
-            hole = body[index + 1:end]
+            hole, spec = _split_spec(body[index + 1:end])
             if not hole.strip():
                 raise KiteSyntaxError(token.line, token.column + 2 + index, "empty {} in an f-string")
             parts.append("".join(text))
             text = []
             expr, depth = _parse_hole(hole, token.line, token.column + 3 + index)
+            if spec is not None:
+                if not FORMAT_SPEC.fullmatch(spec):
+                    column = token.column + 3 + index + len(hole) + 1
+                    raise KiteSyntaxError(token.line, column, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00")
+                expr = n.Formatted(expr.line, expr.column, expr, spec)
             parts.append(expr)
             if depths is not None:
                 depths[id(expr)] = depth
@@ -364,6 +414,24 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
             index += 1
     parts.append("".join(text))
     return [part for part in parts if part != ""]
+
+
+def _split_spec(hole: str) -> tuple[str, str | None]:
+    """`price:F2` -> ("price", "F2"): the first ':' outside brackets and strings starts a format spec."""
+    depth, index = 0, 0
+    while index < len(hole):
+        char = hole[index]
+        if char == '"':
+            index = quoted_end(hole, index, '"')
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == ":" and depth == 0:
+            return hole[:index], hole[index + 1:]
+        index += 1
+    return hole, None
 
 
 def _parse_hole(hole: str, line: int, column: int):
