@@ -258,22 +258,10 @@ class _Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            for selected, _ in self.selector.select(min(remaining, POLL_SECONDS)):
-                try:
-                    chunk = os.read(selected.fd, READ_CHUNK)
-                except BlockingIOError:
-                    continue
-                if selected.data is owner.process.stderr:
-                    if chunk:
-                        owner._keep_stderr(chunk)
-                    else:
-                        self.selector.unregister(selected.fd)
-                elif chunk:
-                    self.buffer += chunk
-                else:
-                    self.died = True
-                    self._drain_stderr()
-                    return None
+            self._read_ready(min(remaining, POLL_SECONDS))
+            if self.died and b"\n" not in self.buffer:  # a last line written before exiting still counts
+                self._drain_stderr()
+                return None
             if time.monotonic() >= self.next_memory_check:
                 self.next_memory_check = time.monotonic() + POLL_SECONDS
                 if owner._tree_rss() > owner.limits.rss_limit_bytes:
@@ -282,21 +270,27 @@ class _Channel:
 
     def ready(self, deadline: float) -> bool:
         """The host's first line, before any answer exists: it has booted and waits for one."""
-        stdout = self.owner.process.stdout
         while b"\n" not in self.buffer and time.monotonic() < deadline and not self.died:
-            for selected, _ in self.selector.select(POLL_SECONDS):
-                try:
-                    chunk = os.read(selected.fd, READ_CHUNK)
-                except BlockingIOError:
-                    continue
-                if selected.data is not stdout:
-                    self.owner._keep_stderr(chunk)
-                elif chunk:
-                    self.buffer += chunk
-                else:
-                    self.died = True
+            self._read_ready(POLL_SECONDS)
         line, found, self.buffer = self.buffer.partition(b"\n")
         return bool(found) and line == b"ready"
+
+    def _read_ready(self, timeout: float) -> None:
+        """Whatever the host's stdout and stderr have within `timeout`: stdout into the buffer, stderr's tail kept."""
+        for selected, _ in self.selector.select(timeout):
+            try:
+                chunk = os.read(selected.fd, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            if selected.data is self.owner.process.stderr:
+                if chunk:
+                    self.owner._keep_stderr(chunk)
+                else:
+                    self.selector.unregister(selected.fd)  # closed: never ready again, never a busy loop
+            elif chunk:
+                self.buffer += chunk
+            else:
+                self.died = True
 
     def _verified(self, line: bytes) -> dict | None:
         signature, _, payload = line.partition(b" ")
