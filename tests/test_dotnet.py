@@ -114,3 +114,36 @@ def test_a_failed_restore_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(ToolchainError, match=r"`dotnet restore` of Kite's .NET packages failed"):
         packages.restore()
     assert not list(tmp_path.glob("*/layout.json")), "a failed restore must not be remembered as done"
+
+
+def test_the_runtime_config_is_never_seen_half_written(tmp_path):
+    # A cluster's workers start together and share the cache's copy: a reader must always see whole JSON.
+    import json
+    import threading
+
+    from kite.dotnet.runtime import RUNTIME_CONFIG, write_runtime_config
+
+    config = tmp_path / "kite.runtimeconfig.json"
+    write_runtime_config(config)
+    torn = []
+    stop = threading.Event()
+
+    def rewrite():
+        while not stop.is_set():
+            write_runtime_config(config)
+
+    writers = [threading.Thread(target=rewrite) for _ in range(3)]
+    for writer in writers:
+        writer.start()
+    try:
+        for _ in range(2000):
+            text = config.read_text()
+            if not text or json.loads(text) != RUNTIME_CONFIG:
+                torn.append(text)
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join()
+    assert torn == []
+    assert [path.name for path in tmp_path.iterdir()] == [config.name]  # no temporaries left behind
+    assert config.stat().st_mode & 0o044 == 0o044  # the sandboxed host reads it under another uid
