@@ -33,6 +33,15 @@ class Diagnostic:
     id: str
     message: str
     layer: Layer
+    # Where it ends: 1-based, the end column is the one just past the last character (SARIF's convention).
+    # Left out (0), the diagnostic is a point: it ends where it starts.
+    end_line: int = 0
+    end_column: int = 0
+
+    def __post_init__(self):
+        if not self.end_line:
+            object.__setattr__(self, "end_line", self.line)
+            object.__setattr__(self, "end_column", self.column)
 
     def render(self) -> str:
         # A message can quote the program (a test's description): it must not be able to start a line of its own.
@@ -43,6 +52,8 @@ class Diagnostic:
             "file": self.file,
             "line": self.line,
             "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
             "severity": self.severity.value,
             "id": self.id,
             "message": self.message,

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import traceback
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kite import diagnostics as diag
@@ -160,7 +160,7 @@ class Session:
             return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), ("kite",), skipped), parsed, None)
         # Back from the names #line markers can carry to the files' own names.
         paths = {line_path(source.path): source.path for source in unit.sources}
-        csharp = [Diagnostic(paths.get(d.file, d.file) or unit.program.path, d.line, d.column, d.severity, d.id, d.message, d.layer) for d in csharp]
+        csharp = [replace(d, file=paths.get(d.file, d.file) or unit.program.path) for d in csharp]
         return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
 
     def check(self, unit: Unit, layers: str = "all") -> CheckResult:

@@ -151,8 +151,9 @@ class RoslynService:
                 f"internal error: {found.Id} on generated code with no Kite line: {message}", layer,
             )
         span = location.GetMappedLineSpan()
-        start = span.StartLinePosition
-        return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer)
+        start, end = span.StartLinePosition, span.EndLinePosition
+        return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer,
+                          end.Line + 1, end.Character + 1)
 
 
 @functools.cache
