@@ -12,11 +12,11 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring import formats
@@ -290,9 +290,7 @@ class VerdictCache:
     def put(self, key: str, verdict: dict) -> None:
         if self.folder is None:
             return
-        staging = self.folder / f".{key}.{os.getpid()}"
-        staging.write_text(json.dumps(verdict))
-        staging.replace(self.folder / f"{key}.json")  # never a half-written entry, even with two runs sharing it
+        write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
 def resumed_lines(out: Path) -> set[int]:
