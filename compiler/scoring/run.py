@@ -7,6 +7,7 @@ judged once per run, and, with a cache folder, once per toolchain."""
 from __future__ import annotations
 
 import atexit
+import collections
 import concurrent.futures
 import dataclasses
 import hashlib
@@ -197,23 +198,22 @@ def _judge_in_worker(settings: SessionSettings, request: CodeRequest) -> dict:
     return judge(_worker_session, request)
 
 
-class InlineExecutor(concurrent.futures.Executor):
-    """--jobs 1: judged in this process, the future done before it is returned."""
+ANSWERS_IN_FLIGHT = 2  # --jobs 1: one answer compiles while the other's tests run in their own process
+
+
+class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """--jobs 1: one warm session in this process, judging on two threads: the compile process and the test
+    processes are separate processes, so one answer's tests run while the next one compiles."""
 
     def __init__(self, settings: SessionSettings):
+        super().__init__(max_workers=ANSWERS_IN_FLIGHT, thread_name_prefix="kite-judge")
         self.session = settings.open()
 
     def submit(self, fn, /, *args, **kwargs):
-        future = concurrent.futures.Future()
-        try:
-            future.set_result(judge(self.session, args[-1]))
-        except (ToolchainError, KeyboardInterrupt):
-            raise
-        except Exception as error:
-            future.set_exception(error)
-        return future
+        return super().submit(lambda request: judge(self.session, request), args[-1])
 
     def shutdown(self, wait=True, *, cancel_futures=False):
+        super().shutdown(wait, cancel_futures=cancel_futures)
         self.session.close()
 
 
@@ -338,21 +338,26 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     except OSError as error:
         executor.shutdown()
         raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
-    # Inline, each verdict is written before the next line is read: results come in run order.
-    in_flight_limit = 1 if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
+    in_flight_limit = ANSWERS_IN_FLIGHT if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
     judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
     waiting: dict[str, list[Prepared]] = {}
     pending: dict = {}  # future -> request key
+    # Results are written in run order whatever order they are judged in, so every executor writes the same file;
+    # one held back behind a slower answer is lost by a kill only to be graded again by --resume.
+    unwritten: collections.deque[int] = collections.deque()  # run lines read, in order, not yet written
+    held: dict[int, dict] = {}
     written = len(done)
     with results:
 
         def write(result: dict) -> None:
             nonlocal written
-            results.write(json.dumps(result, ensure_ascii=True, sort_keys=True) + "\n")
-            results.flush()  # a kill loses at most the line being written; --resume grades it again
-            written += 1
-            if progress is not None:
-                progress(written, total)
+            held[result["line"]] = result
+            while unwritten and unwritten[0] in held:
+                results.write(json.dumps(held.pop(unwritten.popleft()), ensure_ascii=True, sort_keys=True) + "\n")
+                results.flush()  # a kill loses at most the line being written; --resume grades it again
+                written += 1
+                if progress is not None:
+                    progress(written, total)
 
         def finish(key: str, verdict: dict | None, fault: str = "") -> None:
             for prepared in waiting.pop(key):
@@ -379,6 +384,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
             for number, raw in run_lines(options.run):
                 if number in done:
                     continue
+                unwritten.append(number)
                 prepared = reader.read(number, raw)
                 if isinstance(prepared, dict):
                     write(prepared)
