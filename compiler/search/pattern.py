@@ -121,9 +121,13 @@ def _article(context: str) -> str:
     return f"an {context}" if context[0] in "aeiou" else f"a {context}"
 
 
+def _wrapped(context: str, text: str) -> str:
+    """The fragment where its context puts it: an expression or a statement in a function, an item in a module."""
+    return _HEADER[context] + (textwrap.indent(text, "    ") if _INDENTED[context] else text)
+
+
 def _read_in(context: str, text: str):
-    body = textwrap.indent(text, "    ") if _INDENTED[context] else text
-    module = parse_module(_HEADER[context] + body)
+    module = parse_module(_wrapped(context, text))
     if context == "expression":
         [statement] = module.items[0].body if len(module.items[0].body) == 1 else [None]
         return statement.expr if isinstance(statement, n.ExprStmt) else None
@@ -136,7 +140,7 @@ def _read_in(context: str, text: str):
 
 def _where(error: Exception, context: str, swapped: Swapped) -> str:
     """The parser's message at the pattern's own line and column."""
-    lines = (_HEADER[context] + swapped.text).split("\n")
+    lines = _wrapped(context, swapped.text).split("\n")
     line, column, message = describe(error, lines, len(lines))
     line -= _HEADER[context].count("\n")
     if line < 1:
