@@ -173,3 +173,26 @@ def test_an_unusable_file_is_one_line_and_exit_2_and_the_others_are_still_search
     assert "kite: error: binary.kite: binary file" in result.output
     assert "kite: error: broken.kite: does not parse, not searched" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_metavariable_alone_on_a_line_of_a_block_matches_any_statement():
+    body = "if a > b\n    return a\nif a > 1\n    print(a)\nreturn b\n"
+    assert found("if $C\n    return $X", body) == ["if a > b\n        return a"]
+    assert found("if $C\n    $S", body) == ["if a > b\n        return a", "if a > 1\n        print(a)"]
+
+
+def test_a_file_without_the_names_a_pattern_spells_is_not_parsed(monkeypatch):
+    import kite.search.find as find_module
+
+    parsed = []
+    real = find_module.read_syntax
+    monkeypatch.setattr(find_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
+    pattern = parse_pattern("len($X)")
+    assert search_source(pattern, program("print(length(a))\nreturn 0\n")) == () and parsed == []
+    assert [f.text for f in search_source(pattern, program('print(f"{len(a)}")\nreturn 0\n'))] == ["len(a)"]
+
+
+@pytest.mark.parametrize("command", ["find", "rewrite"])
+def test_help(command, tmp_path):
+    result = run_kite([command, "--help"], cwd=tmp_path)
+    assert result.exit_code == 0 and result.output.startswith("Usage: ")

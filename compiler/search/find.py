@@ -64,7 +64,7 @@ def search_file(pattern: Pattern, path: str) -> FileSearch:
 
 
 def search_source(pattern: Pattern, source: SourceFile) -> tuple[Found, ...]:
-    if not all(word in source.text for word in pattern.literal_words):
+    if not pattern.may_match(source.text):
         return ()
     syntax = read_syntax(source)
     if syntax.module is None:

@@ -23,6 +23,7 @@ RESERVED = "__kite_meta_"
 ONE, SEQUENCE, ANY = f"{RESERVED}one_", f"{RESERVED}seq_", f"{RESERVED}any_"
 # A metavariable, or what must be read past untouched: a literal (f-strings too) or a comment.
 _PATTERN_TOKEN = re.compile(r'''f?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\#[^\n]*|\$\$\$([A-Za-z0-9_]*)|\$([A-Za-z0-9_]+)''')
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CONTEXTS = ("expression", "statement", "item", "module")
 _HEADER = {"expression": "module m\nfn f()\n", "statement": "module m\nfn f()\n", "item": "module m\n", "module": ""}
 _INDENTED = {"expression": True, "statement": True, "item": False, "module": False}
@@ -45,6 +46,13 @@ class Pattern:
     context: str  # one of CONTEXTS
     node: object  # an expression, a tuple of statements or items, or a Module
     literal_words: frozenset[str]  # names and literals a match must contain verbatim: a file without one cannot match
+
+    def may_match(self, text: str) -> bool:
+        """False when `text` lacks one of the pattern's names (as a whole word) or literals: it cannot match."""
+        return all(
+            re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", text) if _WORD.fullmatch(word) else word in text
+            for word in self.literal_words
+        )
 
 
 @dataclass(frozen=True)
