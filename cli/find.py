@@ -40,10 +40,10 @@ def run_prepare(pattern_text: str | None, template: str | None, paths: list[str]
         raise UnusableInput("kite rewrite PATTERN --to TEMPLATE PATH... prepares a plan; kite rewrite --apply PLAN writes it")
     plan = prepare(parse_pattern(pattern_text, context), template, paths)
     click.echo(emitters.emitter("text").rewrite_plan(plan, plan_path), nl=False)
+    if _problems(plan.problems):  # a plan must cover every file named: none is written without one of them
+        return EXIT_UNUSABLE
     if plan.files:
         Path(plan_path).write_text(plan.to_json())
-    if _problems(plan.problems):
-        return EXIT_UNUSABLE
     return 0 if plan.files else EXIT_NOTHING
 
 

@@ -100,3 +100,10 @@ def test_a_plan_that_is_not_one_is_exit_2(tmp_path):
     (tmp_path / "plan.json").write_text('{"files": 3}')
     result = run_kite(["rewrite", "--apply", "plan.json"], cwd=tmp_path)
     assert result.exit_code == 2 and "not a kite rewrite plan" in result.output
+
+
+def test_no_plan_is_written_when_a_file_named_could_not_be_searched(three):
+    (three / "empty.kite").write_text("")
+    result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "."], cwd=three)
+    assert result.exit_code == 2 and "empty.kite: empty file" in result.output and "no plan written" in result.output
+    assert not (three / "kite-rewrite.plan.json").exists()

@@ -114,17 +114,21 @@ def _match_line(path: str, found) -> str:
 
 
 def find(pattern, searched) -> str:
+    from kite.search.pattern import described  # here: the parser loads only for a command that needs it
+
     lines = [_match_line(file.path, found) for file in searched for found in file.found]
     count = len(lines)
     files = sum(bool(file.found) for file in searched)
     lines.append(f"{count} match{'es' if count != 1 else ''} in {files} file{'s' if files != 1 else ''} "
-                 f"({sum(file.problem is None for file in searched)} searched, pattern read as {'an' if pattern.context[0] in 'aeiou' else 'a'} {pattern.context})")
+                 f"({sum(file.problem is None for file in searched)} searched, pattern read as {described(pattern.context)})")
     return "\n".join(lines)
 
 
 def rewrite_plan(plan, plan_path: str) -> str:
     """The unified diff, then what the plan holds and how to apply it."""
     diff = "".join(file.diff for file in plan.files)
+    if plan.problems:
+        return f"{diff}no plan written: {len(plan.problems)} file{'s' if len(plan.problems) != 1 else ''} could not be searched\n"
     if not plan.files:
         return "nothing matched: no plan written\n"
     files = len(plan.files)

@@ -52,7 +52,7 @@ class FileSearch:
 
 def search(pattern: Pattern, paths: list[str]) -> list[FileSearch]:
     """Every file named, and every *.kite below every folder named."""
-    return [search_file(pattern, str(path)) for path in kite_files(paths)]
+    return [search_file(pattern, str(path)) for path in dict.fromkeys(kite_files(paths))]
 
 
 def search_file(pattern: Pattern, path: str) -> FileSearch:

@@ -89,7 +89,8 @@ def match(pattern, target, bindings: Bindings) -> Bindings | None:
             if not _fits(pattern, target):
                 return None
             kind, name = placeholder
-            return _bind("one" if kind == "seq" else kind, name, _bound_value(pattern, target), bindings)
+            kind = ("one" if name else "any") if kind == "seq" else kind  # a run's metavariable where one node goes
+            return _bind(kind, name, _bound_value(pattern, target), bindings)
         if type(target) is not type(pattern):
             return None
         for field, value in fields_of(pattern):

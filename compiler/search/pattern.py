@@ -116,16 +116,16 @@ def parse_pattern(text: str, context: str | None = None) -> Pattern:
         try:
             node = _read_in(candidate, swapped.text)
         except (UnexpectedInput, KiteSyntaxError) as error:
-            failures.append(f"as {_article(candidate)}: {_where(error, candidate, swapped)}")
+            failures.append(f"as {described(candidate)}: {_where(error, candidate, swapped)}")
             continue
         if node is None:
-            failures.append(f"as {_article(candidate)}: it is not one")
+            failures.append(f"as {described(candidate)}: it is not one")
             continue
         return Pattern(text, candidate, node, frozenset(literal_words(node)))
     raise UnusableInput(f"pattern {text.strip()!r} does not parse in any context: " + "; ".join(failures))
 
 
-def _article(context: str) -> str:
+def described(context: str) -> str:
     return f"an {context}" if context[0] in "aeiou" else f"a {context}"
 
 

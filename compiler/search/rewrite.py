@@ -79,6 +79,8 @@ def _template_names(template: str) -> list[str]:
 def _file_plan(searched: FileSearch, template: str) -> FilePlan:
     raw = Path(searched.path).read_bytes()
     text = searched.source.text
+    if decode(searched.path, raw).text != text:
+        raise UnusableInput(f"{searched.path}: changed while the plan was being made")
     lines = text.split("\n")
     offsets = [0]
     for line in lines:
