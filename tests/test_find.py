@@ -196,3 +196,31 @@ def test_a_file_without_the_names_a_pattern_spells_is_not_parsed(monkeypatch):
 def test_help(command, tmp_path):
     result = run_kite([command, "--help"], cwd=tmp_path)
     assert result.exit_code == 0 and result.output.startswith("Usage: ")
+
+
+def test_every_expression_and_statement_of_the_samples_spans_exactly_its_own_code():
+    """A match's text, read back as a pattern, is the same code: its range neither stops short nor runs over."""
+    from conftest import REPO
+    from kite.search.match import same
+    from kite.search.spans import Spans
+    from kite.search.walk import EXPRESSIONS, STATEMENTS
+    from kite.source import read
+
+    checked = 0
+    for path in sorted((REPO / "samples").glob("*.kite")):
+        source = read(str(path))
+        syntax = read_syntax(source)
+        spans = Spans(source.text, syntax.parsed_lines)
+        for node in nodes_in(syntax.module.items):
+            if isinstance(node, EXPRESSIONS + STATEMENTS):
+                span = spans.span(node)
+                text = textwrap.dedent(" " * (span[1] - 1) + spans.text(span))  # later lines keep the file's indent
+                pattern = parse_pattern(text, "expression" if isinstance(node, EXPRESSIONS) else "statement")
+                assert same(pattern.node if isinstance(node, EXPRESSIONS) else pattern.node[0], node), (path.name, text)
+                checked += 1
+    assert checked > 1000
+
+
+def test_brackets_the_parser_keeps_no_node_for_are_part_of_the_match():
+    assert found("not $X", "print(not (a in b))\nreturn 0\n") == ["not (a in b)"]
+    assert found("$X * $Y", "return a * (b + 1)\n") == ["a * (b + 1)"]

@@ -131,7 +131,8 @@ def described(context: str) -> str:
 
 def _wrapped(context: str, text: str) -> str:
     """The fragment where its context puts it: an expression or a statement in a function, an item in a module."""
-    return _HEADER[context] + (textwrap.indent(text, "    ") if _INDENTED[context] else text)
+    # Lines end at "\n" only: textwrap.indent would also split at a U+2028 inside a string literal.
+    return _HEADER[context] + ("\n".join("    " + line for line in text.split("\n")) if _INDENTED[context] else text)
 
 
 def _read_in(context: str, text: str):

@@ -48,7 +48,7 @@ class Spans:
         last_tokens, last = self._tokens_at(last_node.line, last_node.column)
         last = _last_token(last_node, last_tokens, last, self)
         if last_tokens is tokens:
-            first = _opening_brackets(tokens, first, last)
+            first, last = _balanced(tokens, first, last)
         start = self.in_file(tokens[first][2], tokens[first][3])
         end = self.in_file(last_tokens[last][4], last_tokens[last][5])
         if start is None or end is None or any(self.in_file(line, 1) is None for line in range(start[0], end[0] + 1)):
@@ -67,7 +67,7 @@ class Spans:
     def end(self, node) -> tuple[int, int]:
         """Line and column just past the node's last character, in the parsed text."""
         tokens, index = self._tokens_at(node.line, node.column)
-        last = _last_token(node, tokens, index, self)
+        _, last = _balanced(tokens, index, _last_token(node, tokens, index, self))
         return tokens[last][4], tokens[last][5]
 
     def _first_token(self, node) -> tuple[list[tuple], int]:
@@ -103,16 +103,18 @@ def _plain(token) -> tuple:
     return token.type, token.value, token.line, token.column, token.end_line, token.end_column
 
 
-def _opening_brackets(tokens, first: int, last: int) -> int:
-    """Back over the brackets a node's text closes but does not open: `(a + b) * c` starts at its `(`."""
+def _balanced(tokens, first: int, last: int) -> tuple[int, int]:
+    """Out over the brackets a node's tokens close but do not open, or open but do not close: the parser keeps no
+    node for parentheses, so `(a + b) * c` starts at its `(` and `not (a in b)` ends at its `)`."""
     depth = lowest = 0
     for i in range(first, last + 1):
         depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(tokens[i][1], 0)
         lowest = min(lowest, depth)
     while lowest < 0 and first > 0 and tokens[first - 1][1] in ("(", "["):
-        first -= 1
-        lowest += 1
-    return first
+        first, lowest, depth = first - 1, lowest + 1, depth + 1
+    while depth > 0 and last + 1 < len(tokens) and tokens[last + 1][1] in (")", "]"):
+        last, depth = last + 1, depth - 1
+    return first, last
 
 
 def _first_after(tokens, index: int, value: str) -> int:

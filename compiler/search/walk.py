@@ -45,7 +45,8 @@ def nodes_in(root):
 
 
 STATEMENTS = (n.Let, n.Assign, n.ExprStmt, n.Return, n.Break, n.Continue, n.Pass, n.Expect, n.If, n.While, n.For)
-EXPRESSIONS = (n.Name, n.Literal, n.FString, n.Formatted, n.ListLiteral, n.Unary, n.Binary, n.Call, n.TypeCall, n.Index,
+# Not Formatted: an f-string hole's wrapper, never written on its own (its value is searched).
+EXPRESSIONS = (n.Name, n.Literal, n.FString, n.ListLiteral, n.Unary, n.Binary, n.Call, n.TypeCall, n.Index,
                n.Member, n.Lambda)
 
 
