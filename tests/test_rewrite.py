@@ -107,3 +107,8 @@ def test_no_plan_is_written_when_a_file_named_could_not_be_searched(three):
     result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "."], cwd=three)
     assert result.exit_code == 2 and "empty.kite: empty file" in result.output and "no plan written" in result.output
     assert not (three / "kite-rewrite.plan.json").exists()
+
+
+def test_a_template_fills_metavariables_in_code_only_never_in_its_strings_or_comments(three):
+    result = run_kite(["rewrite", "old($X, $Y)", "--to", 'fresh("$X", $Y)  # was $X', "a.kite"], cwd=three)
+    assert '+    return fresh("$X", b)  # was $X\n' in result.output

@@ -22,7 +22,7 @@ from kite.syntax.parser import KiteSyntaxError, parse_module
 RESERVED = "__kite_meta_"
 ONE, SEQUENCE, ANY = f"{RESERVED}one_", f"{RESERVED}seq_", f"{RESERVED}any_"
 # A metavariable, or what must be read past untouched: a literal (f-strings too) or a comment.
-_PATTERN_TOKEN = re.compile(r'''f?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\#[^\n]*|\$\$\$([A-Za-z0-9_]*)|\$([A-Za-z0-9_]+)''')
+METAVARIABLE_OR_LITERAL = re.compile(r'''f?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\#[^\n]*|\$\$\$([A-Za-z0-9_]*)|\$([A-Za-z0-9_]+)''')
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CONTEXTS = ("expression", "statement", "item", "module")
 _HEADER = {"expression": "module m\nfn f()\n", "statement": "module m\nfn f()\n", "item": "module m\n", "module": ""}
@@ -72,7 +72,7 @@ def swap_metavariables(text: str) -> Swapped:
     shifts: list[tuple[int, int, int]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         pieces, index, added = [], 0, 0
-        for match in _PATTERN_TOKEN.finditer(line):
+        for match in METAVARIABLE_OR_LITERAL.finditer(line):
             sequence, single = match.group(1), match.group(2)
             if sequence is None and single is None:
                 continue
@@ -98,11 +98,11 @@ def swap_metavariables(text: str) -> Swapped:
 
 def metavariable_names(text: str) -> set[str]:
     """The metavariables a pattern binds ($_ and a bare $$$ bind nothing)."""
-    return {name for m in _PATTERN_TOKEN.finditer(text) if (name := m.group(1) or m.group(2)) and name != "_"}
+    return {name for m in METAVARIABLE_OR_LITERAL.finditer(text) if (name := m.group(1) or m.group(2)) and name != "_"}
 
 
 def _without_literals(text: str) -> str:
-    return _PATTERN_TOKEN.sub(lambda m: "" if m.group(1) is None and m.group(2) is None else m.group(), text)
+    return METAVARIABLE_OR_LITERAL.sub(lambda m: "" if m.group(1) is None and m.group(2) is None else m.group(), text)
 
 
 def parse_pattern(text: str, context: str | None = None) -> Pattern:

@@ -19,15 +19,13 @@ from pathlib import Path
 
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
-from kite.search.pattern import Pattern, metavariable_names
+from kite.search.pattern import METAVARIABLE_OR_LITERAL, Pattern, metavariable_names
 from kite.source import decode, reading_errors
 from kite.syntax.frontend import read_syntax
 
 PLAN_VERSION = 1
 # What says a text is not Kite as written: a syntax error, or C# the parser only read through recovery.
 NOT_AS_WRITTEN = frozenset({"KT000", "KT004"})
-# A metavariable in a template; `$$$X` first, so it is never read as `$` + `$$X`.
-_TEMPLATE_METAVARIABLE = re.compile(r"\$\$\$([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Around a substituted expression, what keeps it whole without parentheses: `f($X)`, `let y = $X`, `[$X, 1]`.
 _DELIMITER_BEFORE = tuple("(,[=:")
 _DELIMITER_AFTER = tuple("),]")
@@ -60,24 +58,31 @@ class Plan:
 
 def prepare(pattern: Pattern, template: str, paths: list[str]) -> Plan:
     """The plan of rewriting every match of `pattern` in `paths` into `template`; nothing is written."""
-    unknown = set(_template_names(template)) - metavariable_names(pattern.text)
+    unknown = {spelled for spelled, name in _template_metavariables(template)} - {f"${name}" for name in metavariable_names(pattern.text)}
+    unknown -= {f"$$${name}" for name in metavariable_names(pattern.text)}
     if unknown:
-        raise UnusableInput(f"the template uses {', '.join('$' + name for name in sorted(unknown))}, which the pattern does not bind")
+        raise UnusableInput(f"the template uses {', '.join(sorted(unknown))}, which the pattern does not bind")
     files, problems = [], []
     for searched in search(pattern, paths):
-        if searched.problem is not None:
-            problems.append(searched.problem)
-        elif searched.found:
-            files.append(_file_plan(searched, template))
+        try:
+            if searched.problem is not None:
+                raise UnusableInput(searched.problem)
+            if searched.found:
+                files.append(_file_plan(searched, template))
+        except UnusableInput as problem:
+            problems.append(str(problem))
     return Plan(pattern.text, template, tuple(files), tuple(problems))
 
 
-def _template_names(template: str) -> list[str]:
-    return [m.group(1) or m.group(2) for m in _TEMPLATE_METAVARIABLE.finditer(template)]
+def _template_metavariables(template: str) -> list[tuple[str, str]]:
+    """(as spelled, name) of each metavariable outside the template's literals and comments."""
+    return [(m.group(), m.group(1) if m.group(1) is not None else m.group(2))
+            for m in METAVARIABLE_OR_LITERAL.finditer(template) if m.group(1) is not None or m.group(2) is not None]
 
 
 def _file_plan(searched: FileSearch, template: str) -> FilePlan:
-    raw = Path(searched.path).read_bytes()
+    with reading_errors(searched.path, "a .kite file"):
+        raw = Path(searched.path).read_bytes()
     text = searched.source.text
     if decode(searched.path, raw).text != text:
         raise UnusableInput(f"{searched.path}: changed while the plan was being made")
@@ -107,13 +112,15 @@ def _filled(template: str, found: Found, indent: str) -> str:
     """The template with each metavariable's text in; its later lines indented as the match's first line is."""
 
     def substitute(match: re.Match) -> str:
-        bound = found.bindings[match.group(1) or match.group(2)]
+        if match.group(1) is None and match.group(2) is None:
+            return match.group()  # a literal or a comment of the template: as written
+        bound = found.bindings[match.group(1) if match.group(1) is not None else match.group(2)]
         before = template[:match.start()].rstrip()
         after = template[match.end():].lstrip()
         alone = (not before or before.endswith(_DELIMITER_BEFORE)) and (not after or after.startswith(_DELIMITER_AFTER))
         return bound.text if alone or not bound.compound else f"({bound.text})"
 
-    filled = _TEMPLATE_METAVARIABLE.sub(substitute, template)
+    filled = METAVARIABLE_OR_LITERAL.sub(substitute, template)
     return filled.replace("\n", "\n" + indent)
 
 
