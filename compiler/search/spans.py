@@ -10,10 +10,13 @@ maps them back to the file's own columns, and refuses (None) on a line recovery 
 
 from __future__ import annotations
 
+import functools
+
 from lark.exceptions import LarkError
+from lark.lexer import BasicLexer, LexerThread
 
 from kite.syntax import nodes as n
-from kite.syntax.parser import lark_parser
+from kite.syntax.parser import KiteIndenter, lark_parser
 
 # Keywords before the name whose position a declaration carries.
 LEADING_KEYWORDS = frozenset({"let", "mut", "use", "type", "enum", "fn", "module"})
@@ -80,7 +83,7 @@ class Spans:
     def _tokens_at(self, line: int, column: int) -> tuple[list[tuple], int]:
         """The token list holding the token that starts at (line, column), and its index there."""
         if self._tokens is None:
-            self._tokens = [_plain(token) for token in lark_parser().lex("\n".join(self._parsed_lines) + "\n")]
+            self._tokens = [_plain(token) for token in _lex("\n".join(self._parsed_lines) + "\n")]
             self._index = {(token[2], token[3]): i for i, token in enumerate(self._tokens)}
         found = self._index.get((line, column))
         if found is not None:
@@ -89,7 +92,7 @@ class Spans:
         text = self._parsed_lines[line - 1][column - 1:]
         hole: list[tuple] = []
         try:
-            for token in lark_parser().lex(text):
+            for token in _lex(text):
                 kind, value, at_line, at_column, to_line, to_column = _plain(token)
                 if at_line > 1:
                     break
@@ -97,6 +100,17 @@ class Spans:
         except (LarkError, AssertionError):  # the hole's `}`, or its enclosing `)` (the indenter asserts on that)
             pass
         return hole, 0
+
+
+@functools.cache
+def _lexer() -> BasicLexer:
+    """The grammar's lexer, built once (Lark.lex builds one per call)."""
+    return BasicLexer(lark_parser().lexer_conf)
+
+
+def _lex(text: str):
+    """Kite's tokens of `text`, line ends and indentation as the parser sees them."""
+    return KiteIndenter().process(LexerThread.from_text(_lexer(), text).lex(None))
 
 
 def _plain(token) -> tuple:
