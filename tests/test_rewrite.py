@@ -112,3 +112,9 @@ def test_no_plan_is_written_when_a_file_named_could_not_be_searched(three):
 def test_a_template_fills_metavariables_in_code_only_never_in_its_strings_or_comments(three):
     result = run_kite(["rewrite", "old($X, $Y)", "--to", 'fresh("$X", $Y)  # was $X', "a.kite"], cwd=three)
     assert '+    return fresh("$X", b)  # was $X\n' in result.output
+
+
+def test_the_diff_shows_control_characters_of_an_answer_spelled_out(tmp_path):
+    (tmp_path / "e.kite").write_text('module E\n\nfn f() -> str\n    return old("\x1b[2J", 1)\n')
+    result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($X)", "e.kite"], cwd=tmp_path)
+    assert '+    return fresh("\\e[2J")\n' in result.output and "\x1b" not in result.output

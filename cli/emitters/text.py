@@ -125,8 +125,8 @@ def find(pattern, searched) -> str:
 
 
 def rewrite_plan(plan, plan_path: str) -> str:
-    """The unified diff, then what the plan holds and how to apply it."""
-    diff = "".join(file.diff for file in plan.files)
+    """The unified diff (each line shown safe: the files are answers), then what the plan holds and how to apply it."""
+    diff = "".join(visible(line) + "\n" for file in plan.files for line in file.diff.split("\n")[:-1])
     if plan.problems:
         return f"{diff}no plan written: {len(plan.problems)} file{'s' if len(plan.problems) != 1 else ''} could not be searched\n"
     if not plan.files:

@@ -104,8 +104,14 @@ def _file_plan(searched: FileSearch, template: str) -> FilePlan:
         position, count = end, count + 1
     pieces.append(text[position:])
     result = "".join(pieces)
-    diff = "".join(difflib.unified_diff(text.splitlines(True), result.splitlines(True), f"a/{searched.path}", f"b/{searched.path}"))
+    diff = "".join(difflib.unified_diff(_lines(text), _lines(result), f"a/{searched.path}", f"b/{searched.path}"))
     return FilePlan(str(Path(searched.path).resolve()), _sha256(raw), _as_written(result, raw), count, diff)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their ends, split at LF only (splitlines would split at a U+2028 inside a string literal)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def _filled(template: str, found: Found, indent: str) -> str:
