@@ -120,19 +120,27 @@ class Session:
     def pool(self) -> ProcessPool:
         """The test host, compiled once; its folder is bound read-only into every sandbox."""
         if self._pool is None:
+            from kite.dotnet.own_images import own_image
             from kite.dotnet.runtime import write_runtime_config
             from kite.dotnet.stdlib import stdlib_text_of
 
             sandbox = self.sandbox  # refuses before any work when it cannot hold
             self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
             host_dir = readable_folder(self._scratch / "host")
-            # In the compile process, which is warm already: this process never has to start .NET for `kite test`.
-            image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, stdlib_text_of(HOST_SOURCE))], True, OWN_CODE_SECONDS)
-            if image is None:
-                raise ToolchainError(f"Kite's {HOST_SOURCE} does not compile: {found[0].render() if found else 'no diagnostics'}")
-            (host_dir / "KiteTestHost.dll").write_bytes(image)
+            host_source = stdlib_text_of(HOST_SOURCE)
+
+            def compile_host() -> bytes:
+                # In the compile process, which is warm already: this process never has to start .NET for `kite test`.
+                image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, host_source)], True, OWN_CODE_SECONDS)
+                if image is None:
+                    raise ToolchainError(f"Kite's {HOST_SOURCE} does not compile: {found[0].render() if found else 'no diagnostics'}")
+                return image
+
+            stdlib_image = self.compiler.stdlib_image()
+            # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
+            (host_dir / "KiteTestHost.dll").write_bytes(own_image("KiteTestHost", [host_source, stdlib_image.hex()], compile_host))
             write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-            (host_dir / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
+            (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
             for written in host_dir.iterdir():
                 written.chmod(0o644)
             self._pool = ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import dataclasses
 import hashlib
 import json
 import math
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
+from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring import formats
 from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
 from kite.scoring.summary import summarize
 from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.testing.worker import Limits
 from kite.source import reading_errors
 
 
@@ -29,14 +32,15 @@ class SessionSettings:
     """How each worker's session runs the hidden tests."""
 
     sandboxed: bool = True
-    timeout_seconds: float = 5.0
-    budget_seconds: float = 60.0
+    timeout_seconds: float = Limits.timeout_seconds
+    budget_seconds: float = Limits.budget_seconds
+    compile_timeout_seconds: float = DEFAULT_COMPILE_TIMEOUT
 
     def open(self):
         from kite.session import Session
-        from kite.testing.worker import Limits
 
-        return Session(limits=Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds), sandboxed=self.sandboxed)
+        limits = Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds)
+        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds)
 
 
 @dataclass(frozen=True)
@@ -286,9 +290,7 @@ class VerdictCache:
     def put(self, key: str, verdict: dict) -> None:
         if self.folder is None:
             return
-        staging = self.folder / f".{key}.{os.getpid()}"
-        staging.write_text(json.dumps(verdict))
-        staging.replace(self.folder / f"{key}.json")  # never a half-written entry, even with two runs sharing it
+        write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
 def resumed_lines(out: Path) -> set[int]:
@@ -322,7 +324,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     out = Path(options.out)
     done = resumed_lines(out) if options.resume else set()
     total = sum(1 for _ in run_lines(options.run))
-    toolchain = toolchain_fingerprint()
+    # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
+    toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
     cache = VerdictCache(options.cache)
     if options.dask:
         executor = DaskExecutor(options.dask)

@@ -343,7 +343,8 @@ class ProcessPool:
         self.limits = limits
         self.ahead = ahead
         self.idle: deque[TestProcess] = deque()
-        self.started = 0  # how many processes: a benchmark number
+        self.started = 0  # how many processes were started (the ones kept ahead too): a benchmark number
+        self.taken = 0  # how many answers' runs took one
 
     def _start(self) -> TestProcess:
         self.started += 1
@@ -358,6 +359,7 @@ class ProcessPool:
             else:
                 candidate.kill()
         process = process or self._start()
+        self.taken += 1
         while len(self.idle) < self.ahead:
             self.idle.append(self._start())
         return process
