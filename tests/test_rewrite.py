@@ -62,11 +62,11 @@ def test_a_failed_write_half_way_puts_back_every_file_already_written(three, mon
     before = contents(three)
     real_write, calls = rewrite.write_atomically, []
 
-    def failing_on_the_second_file(path, data):
+    def failing_on_the_second_file(path, data, mode):
         calls.append(path)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        real_write(path, data)
+        real_write(path, data, mode)
 
     monkeypatch.setattr(rewrite, "write_atomically", failing_on_the_second_file)
     with pytest.raises(OSError):

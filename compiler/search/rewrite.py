@@ -2,8 +2,8 @@
 
 Preparing reads and matches every file and writes nothing but the plan: each file's content hash when it was read
 and its text after the rewrite. Applying refuses the whole plan when any file's content is not what was read (edited
-by hand, reformatted, rewritten by another tool since), writes each file atomically (a temporary file beside it,
-then a rename), and when one write fails puts back every file already written.
+by hand, reformatted, rewritten by another tool since), writes each file atomically (kite.atomic: a temporary file
+beside it, then a rename), and when one write fails puts back every file already written.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
 from kite.search.pattern import METAVARIABLE_OR_LITERAL, Pattern, metavariable_names
@@ -182,14 +181,15 @@ def apply(plan_path: str, check: bool = False) -> list[str]:
         broken = [problem for entry in files if (problem := _parse_problem(entry)) is not None]
         if broken:
             raise PlanRefused("; ".join(broken))
+    modes = {entry["path"]: Path(entry["path"]).stat().st_mode & 0o7777 for entry in files}
     written: list[str] = []
     try:
         for entry in files:
-            write_atomically(entry["path"], entry["result"].encode("utf-8"))
+            write_atomically(Path(entry["path"]), entry["result"].encode("utf-8"), modes[entry["path"]])
             written.append(entry["path"])
     except BaseException:
         for path in reversed(written):
-            write_atomically(path, originals[path])
+            write_atomically(Path(path), originals[path], modes[path])
         raise
     return written
 
@@ -202,19 +202,3 @@ def _parse_problem(entry: dict) -> str | None:
         return None
     where = f"line {first.line}: {first.message}" if first is not None else "it does not parse"
     return f"{entry['path']}: the rewritten file does not parse ({where})"
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """The file's new bytes under a temporary name beside it, then renamed over it: never half-written."""
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".kite-rewrite")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, target.stat().st_mode & 0o7777)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
