@@ -33,6 +33,7 @@ def run_find(pattern_text: str, paths: list[str], context: str | None, output_fo
 def run_prepare(pattern_text: str | None, template: str | None, paths: list[str], context: str | None, plan_path: str) -> int:
     from pathlib import Path
 
+    from kite.atomic import write_atomically
     from kite.search.pattern import parse_pattern
     from kite.search.rewrite import prepare
 
@@ -43,7 +44,10 @@ def run_prepare(pattern_text: str | None, template: str | None, paths: list[str]
     if _problems(plan.problems):  # a plan must cover every file named: none is written without one of them
         return EXIT_UNUSABLE
     if plan.files:
-        Path(plan_path).write_text(plan.to_json())
+        try:
+            write_atomically(Path(plan_path), plan.to_json().encode())
+        except OSError as error:
+            raise UnusableInput(f"{plan_path}: cannot write the plan ({error.strerror})") from None
     return 0 if plan.files else EXIT_NOTHING
 
 

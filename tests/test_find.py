@@ -114,9 +114,12 @@ def test_each_rung_of_the_ladder():
     assert parse_pattern("module $M\n\nfn main()\n    $$$").context == "module"
 
 
-def test_a_forced_context_that_does_not_accept_the_pattern_says_what_was_expected():
+def test_a_forced_context_that_does_not_accept_the_pattern_says_what_was_expected(tmp_path):
     with pytest.raises(UnusableInput, match=r"as an item: line 1, column 1: 'dispose' cannot stand at the top level"):
         parse_pattern("dispose($X)", "item")
+    (tmp_path / "p.kite").write_text(program("dispose(a)\nreturn 0\n").text)
+    assert run_kite(["find", "--context", "item", "dispose($X)", "p.kite"], cwd=tmp_path).exit_code == 2
+    assert run_kite(["find", "--context", "expression", "dispose($X)", "p.kite"], cwd=tmp_path).exit_code == 0
 
 
 def test_an_unparseable_pattern_is_exit_2_with_what_each_context_expected(tmp_path):

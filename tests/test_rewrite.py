@@ -118,3 +118,8 @@ def test_the_diff_shows_control_characters_of_an_answer_spelled_out(tmp_path):
     (tmp_path / "e.kite").write_text('module E\n\nfn f() -> str\n    return old("\x1b[2J", 1)\n')
     result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($X)", "e.kite"], cwd=tmp_path)
     assert '+    return fresh("\\e[2J")\n' in result.output and "\x1b" not in result.output
+
+
+def test_a_plan_that_cannot_be_written_is_one_line_and_exit_2(three):
+    result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "--plan", "missing/plan.json", "."], cwd=three)
+    assert result.exit_code == 2 and "missing/plan.json: cannot write the plan" in result.output
