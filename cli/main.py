@@ -286,11 +286,16 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     sys.exit(EXIT_INTERNAL if faults else 0)
 
 
+# The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
+context_option = click.option(
+    "--context", type=click.Choice(["expression", "statement", "item", "module"]),
+    help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
+
+
 @main.command()
 @click.argument("pattern")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--context", type=click.Choice(["expression", "statement", "item", "module"]),
-              help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
+@context_option
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
               help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
 @guarded
@@ -314,7 +319,7 @@ def find(pattern, paths, context, output_format):
 @click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
               help="Write the files of this plan: all of them, or none when any changed since it was made.")
 @click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
-@click.option("--context", type=click.Choice(["expression", "statement", "item", "module"]), help="As for kite find.")
+@context_option
 @guarded
 def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, context):
     """Prepare a structural rewrite: `kite rewrite PATTERN --to TEMPLATE PATH...` prints the diff and writes only the

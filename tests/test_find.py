@@ -227,3 +227,11 @@ def test_every_expression_and_statement_of_the_samples_spans_exactly_its_own_cod
 def test_brackets_the_parser_keeps_no_node_for_are_part_of_the_match():
     assert found("not $X", "print(not (a in b))\nreturn 0\n") == ["not (a in b)"]
     assert found("$X * $Y", "return a * (b + 1)\n") == ["a * (b + 1)"]
+
+
+def test_the_command_offers_every_rung_of_the_ladder():
+    from kite.cli.main import find
+    from kite.search.pattern import CONTEXTS
+
+    [option] = [param for param in find.params if param.name == "context"]
+    assert tuple(option.type.choices) == CONTEXTS
