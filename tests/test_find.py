@@ -235,3 +235,13 @@ def test_the_command_offers_every_rung_of_the_ladder():
 
     [option] = [param for param in find.params if param.name == "context"]
     assert tuple(option.type.choices) == CONTEXTS
+
+
+def test_a_metavariable_alone_on_a_top_level_line_stands_for_items():
+    pattern = parse_pattern("module $M\n$$$BEFORE\nfn main()\n    $$$BODY\n$$$")
+    assert pattern.context == "module"
+    with_main = SourceFile("m.kite", "module M\n\nuse System.Text\n\nfn helper() -> int\n    return 1\n\nfn main()\n    print(helper())\n")
+    [match] = search_source(pattern, with_main)
+    assert match.bindings["M"].text == "M" and match.bindings["BEFORE"].text == "use System.Text\n\nfn helper() -> int\n    return 1"
+    assert search_source(pattern, program("return 0\n")) == ()
+    assert [f.bindings["P"].text for f in search_source(parse_pattern("use $P"), with_main)] == ["System.Text"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kite.search.pattern import Pattern, metavariable
-from kite.search.walk import EXPRESSIONS, STATEMENTS, blocks_in, fields_of, nodes_in
+from kite.search.pattern import ITEM, Pattern, metavariable
+from kite.search.walk import EXPRESSIONS, ITEMS, STATEMENTS, blocks_in, fields_of, nodes_in
 from kite.syntax import nodes as n
 
 Bindings = dict  # metavariable name -> a node, a name (str) or a run of nodes (tuple)
@@ -51,6 +51,8 @@ def _placeholder(node) -> tuple[str, str] | None:
         return metavariable(node.name)
     if isinstance(node, n.TypeRef) and not node.args and not node.nullable:
         return metavariable(node.name)
+    if isinstance(node, n.Use) and node.path.startswith(ITEM):  # a metavariable alone on a top-level line
+        return metavariable(node.path)
     return None
 
 
@@ -58,6 +60,8 @@ def _fits(pattern, target) -> bool:
     """A metavariable takes one node of the kind its place holds."""
     if isinstance(pattern, n.ExprStmt):
         return isinstance(target, STATEMENTS)
+    if isinstance(pattern, n.Use):
+        return isinstance(target, ITEMS)
     if isinstance(pattern, n.Name):
         return isinstance(target, EXPRESSIONS)
     return type(target) is type(pattern)

@@ -21,6 +21,9 @@ from kite.syntax.parser import KiteSyntaxError, parse_module
 
 RESERVED = "__kite_meta_"
 ONE, SEQUENCE, ANY = f"{RESERVED}one_", f"{RESERVED}seq_", f"{RESERVED}any_"
+# A metavariable alone on a top-level line stands for items; as `use <this prefix>...` it is one the grammar accepts.
+ITEM = f"{RESERVED}item_"
+_ALONE_AT_TOP = re.compile(rf"^{RESERVED}(?=\w*[ \t]*$)", re.MULTILINE)
 # A metavariable, or what must be read past untouched: a literal (f-strings too) or a comment.
 METAVARIABLE_OR_LITERAL = re.compile(r'''f?"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\#[^\n]*|\$\$\$([A-Za-z0-9_]*)|\$([A-Za-z0-9_]+)''')
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -33,6 +36,8 @@ def metavariable(name: str) -> tuple[str, str] | None:
     """("one" | "seq" | "any", its name) for a placeholder name; None for any other name."""
     if not name.startswith(RESERVED):
         return None
+    if name.startswith(ITEM):
+        return metavariable(RESERVED + name[len(ITEM):])
     if name.startswith(SEQUENCE):
         return "seq", name[len(SEQUENCE):]
     if name.startswith(ONE):
@@ -132,7 +137,9 @@ def described(context: str) -> str:
 def _wrapped(context: str, text: str) -> str:
     """The fragment where its context puts it: an expression or a statement in a function, an item in a module."""
     # Lines end at "\n" only: textwrap.indent would also split at a U+2028 inside a string literal.
-    return _HEADER[context] + ("\n".join("    " + line for line in text.split("\n")) if _INDENTED[context] else text)
+    if _INDENTED[context]:
+        return _HEADER[context] + "\n".join("    " + line for line in text.split("\n"))
+    return _HEADER[context] + _ALONE_AT_TOP.sub(f"use {ITEM}", text)
 
 
 def _read_in(context: str, text: str):

@@ -49,6 +49,8 @@ STATEMENTS = (n.Let, n.Assign, n.ExprStmt, n.Return, n.Break, n.Continue, n.Pass
 EXPRESSIONS = (n.Name, n.Literal, n.FString, n.ListLiteral, n.Unary, n.Binary, n.Call, n.TypeCall, n.Index,
                n.Member, n.Lambda)
 
+ITEMS = (n.Use, n.Let, n.TypeDecl, n.EnumDecl, n.FnDecl, n.TestDecl)
+
 
 def blocks_in(module: n.Module):
     """Every block of statements: function and test bodies, and the bodies of if, elif, else, while and for."""
