@@ -286,6 +286,56 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     sys.exit(EXIT_INTERNAL if faults else 0)
 
 
+# The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
+context_option = click.option(
+    "--context", type=click.Choice(["expression", "statement", "item", "module"]),
+    help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
+
+
+@main.command()
+@click.argument("pattern")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@context_option
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
+              help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
+@guarded
+def find(pattern, paths, context, output_format):
+    """Find code shaped like PATTERN in Kite files or folders (*.kite, recursively).
+
+    PATTERN is Kite with metavariables: $X matches one node (the same code wherever $X is repeated), $$$ARGS a run of
+    nodes, $_ any node. Strings and comments never match. Exit 0 when something matched, 1 when nothing did, 2 for an
+    unusable pattern or file (the other files are still searched)."""
+    from kite.cli.find import run_find
+
+    sys.exit(run_find(pattern, list(paths), context, output_format))
+
+
+@main.command()
+@click.argument("pattern", required=False)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
+@click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+              help="Where the plan is written.")
+@click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
+              help="Write the files of this plan: all of them, or none when any changed since it was made.")
+@click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
+@context_option
+@guarded
+def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, context):
+    """Prepare a structural rewrite: `kite rewrite PATTERN --to TEMPLATE PATH...` prints the diff and writes only the
+    plan. Then `kite rewrite --apply PLAN [--check]` writes every file of it, or none.
+
+    Exit 0 when a plan was made or applied, 1 when nothing matched or the plan was refused (nothing written), 2 for
+    unusable input."""
+    from kite.cli.find import run_apply, run_prepare
+
+    if apply_plan:
+        if pattern or paths or template:
+            raise UnusableInput("--apply PLAN takes no pattern, paths or --to: the plan holds them")
+        sys.exit(run_apply(apply_plan, check_result))
+    sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
+
+
 @contextlib.contextmanager
 def progress_bar():
     """Rate and time left on stderr when it is a terminal; nothing otherwise."""
