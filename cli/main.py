@@ -297,5 +297,9 @@ def progress_bar():
         yield advance
 
 
+from kite.cli.report import report  # noqa: E402 (its own module, to keep merges easy; it uses `guarded` above)
+
+main.add_command(report)
+
 if __name__ == "__main__":
     main()

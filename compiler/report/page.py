@@ -1,0 +1,166 @@
+"""`kite report`: one self-contained HTML page to review a scored run (and, with a baseline, how it moved).
+
+The page is the template beside this file with its CSS and script inlined and the run embedded as JSON; the
+script builds every view from that data with DOM text nodes, never by parsing answer text as HTML, and renders one
+answer at a time, so 5,000 answers cost one JSON parse, not 5,000 blocks of DOM. Offsets in the data are UTF-16 code
+units (JavaScript's), converted here from the code points `kite score` counts."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+
+from pygments.formatters import HtmlFormatter
+from pygments.token import STANDARD_TYPES
+
+from kite import __version__
+from kite.report.compare import flips, rate_changes
+from kite.report.frames import underlines
+from kite.report.results import dumps_for_script, verdict_passed
+from kite.scoring.answer import extract
+from kite.scoring.fragments import MODULE_LINE, normalized
+from kite.scoring.grading import PROGRAM_PATH
+from kite.scoring.summary import summarize, wilson
+from kite.syntax.highlighting import KiteLexer
+
+LAYERS = ("kite", "compiler", "analyzers", "tests")
+
+
+@dataclass(frozen=True)
+class Run:
+    """A results file, and the answers' texts when the run they came from was given."""
+
+    name: str
+    results: list[dict]
+    texts: dict[int, str]
+
+
+class Utf16:
+    """Code point offsets into `text` as UTF-16 offsets (identity unless the text has characters past U+FFFF)."""
+
+    def __init__(self, text: str):
+        self.starts = None
+        if text and max(text) > "\uffff":
+            self.starts = [0]
+            for character in text:
+                self.starts.append(self.starts[-1] + (2 if character > "\uffff" else 1))
+
+    def __call__(self, offset: int) -> int:
+        if self.starts is None:
+            return offset
+        return self.starts[max(0, min(offset, len(self.starts) - 1))]
+
+
+def units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def code_tokens(code: str) -> list:
+    """[css class, UTF-16 length] per token of a Kite block: the page slices the answer's own text with them."""
+    lexer = KiteLexer(stripnl=False, ensurenl=False)
+    return [[STANDARD_TYPES.get(kind, "") or _parent_class(kind), units(value)] for _, kind, value in lexer.get_tokens_unprocessed(code)]
+
+
+def _parent_class(kind) -> str:
+    while kind not in STANDARD_TYPES and kind.parent is not None:
+        kind = kind.parent
+    return STANDARD_TYPES.get(kind, "")
+
+
+def column_shift(block_text: str, read_as: str | None) -> int:
+    """How far right of the program's column a character of this block sits in the answer: a fragment is read
+    dedented (`items`), or dedented and indented one level as a function body (docs/scoring.md, Fragments)."""
+    indents = [line[: len(line) - len(line.lstrip(" \t"))] for line in block_text.split("\n") if line.strip()]
+    margin = len(os.path.commonprefix(indents)) if indents else 0
+    if read_as == "items" or (read_as == "module" and not MODULE_LINE.search(normalized(block_text))):
+        return margin
+    if read_as == "function body":
+        return margin - 4
+    return 0
+
+
+def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | None]], to16) -> dict:
+    """A diagnostic with where it is in the answer: the code line it belongs under and the characters it marks."""
+    view = {key: d.get(key) for key in ("id", "severity", "message", "layer", "file", "line", "column")}
+    span = d.get("span")
+    if text is None or d.get("file") != PROGRAM_PATH or not span:
+        return view
+    line_text = text[span["start"]:span["end"]]
+    shift = column_shift(*blocks[span["block"]]) if d["column"] else 0
+    column = d["column"] + shift if d["column"] else 0
+    same_line = d.get("end_line", d["line"]) == d["line"]
+    end_column = d.get("end_column", d["column"]) + shift if same_line else len(line_text) + 1
+    [mark] = underlines([line_text], 1, column, 1, end_column, d["layer"]) or [None]
+    view["block"] = span["block"]
+    view["code_line"] = to16(span["start"])
+    if mark is not None:
+        view["at"] = [to16(span["start"] + min(mark.start, len(line_text))), to16(span["start"] + min(mark.end, len(line_text)))]
+    return view
+
+
+def answer_view(result: dict, text: str | None) -> dict:
+    """What the page shows and filters on for one answer; offsets in UTF-16 units."""
+    to16 = Utf16(text or "")
+    view = {key: result.get(key) for key in ("line", "id", "task", "graded", "problem", "format", "score", "passes", "compiles",
+                                             "clean", "has_code", "leaked", "valid", "reasons", "rules", "layers", "tests", "own_tests")}
+    view["text"] = text
+    view["passed"] = verdict_passed(result)
+    view["failed_layers"] = failed_layers(result)
+    view["claims"] = [{**claim, "start": to16(claim["start"]), "end": to16(claim["end"])} for claim in result.get("claims", [])]
+    view["slop"] = [{**hit, "start": to16(hit["start"]), "end": to16(hit["end"])} for hit in result.get("slop", [])]
+    blocks = result.get("blocks", [])
+    view["blocks"] = [{"start": to16(b["start"]), "end": to16(b["end"]), "language": b["language"], "kite": b["is_kite"],
+                       "read_as": b.get("read_as"),
+                       "tokens": code_tokens(text[b["start"]:b["end"]]) if text is not None and b["is_kite"] else None}
+                      for b in blocks]
+    extracted = None
+    if text is not None and any(d.get("span") for d in result.get("diagnostics", [])):
+        extracted = [(block.text, b.get("read_as")) for block, b in zip(extract(text).blocks, blocks)]
+    view["diagnostics"] = [diagnostic_view(d, text if extracted else None, extracted, to16) for d in result.get("diagnostics", [])]
+    return view
+
+
+def failed_layers(result: dict) -> list[str]:
+    layers = result.get("layers") or {}
+    found = [name for name in LAYERS[:3] if name in layers and (layers[name]["errors"] or layers[name]["warnings"])]
+    if "tests" in layers and (layers["tests"]["failed"] or result.get("passes") is False):
+        found.append("tests")
+    return found
+
+
+def task_rows(results: list[dict]) -> list[dict]:
+    """Per task: how many answers, and the rates of compiling and passing (Wilson 95%)."""
+    tasks: dict[str, list[dict]] = {}
+    for result in results:
+        if result["task"] is not None:
+            tasks.setdefault(str(result["task"]), []).append(result)
+    return [{"task": task, "answers": len(group),
+             "compiles": wilson(sum(bool(r.get("compiles")) for r in group), len(group)),
+             "passes": wilson(sum(r.get("passes") is True for r in group), len(group))}
+            for task, group in sorted(tasks.items())]
+
+
+def page_data(run: Run, baseline: Run | None = None) -> dict:
+    data = {"name": run.name, "version": __version__, "summary": summarize(run.results), "tasks": task_rows(run.results),
+            "has_texts": bool(run.texts),
+            "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}
+    if baseline is not None:
+        data["baseline"] = {"name": baseline.name, "changes": rate_changes(data["summary"], summarize(baseline.results)),
+                            "flips": flips(run.results, baseline.results)}
+    return data
+
+
+def _asset(name: str) -> str:
+    return resources.files("kite.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def render(run: Run, baseline: Run | None = None) -> str:
+    """The whole page: one file, nothing fetched, everything from the answers embedded as inert JSON."""
+    css = _asset("page.css") + HtmlFormatter(style="default").get_style_defs(".code")
+    page = _asset("page.html")
+    for marker, value in (("/*KITE:CSS*/", css), ("/*KITE:SCRIPT*/", _asset("page.js")),
+                          ("/*KITE:DATA*/", dumps_for_script(page_data(run, baseline)))):
+        before, after = page.split(marker)
+        page = before + value + after
+    return page
