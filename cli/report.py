@@ -8,6 +8,7 @@ import click
 
 from kite.cli.main import guarded
 from kite.display import visible
+from kite.errors import UnusableInput
 
 
 @click.command()
@@ -30,7 +31,7 @@ def report(results, output, run_path, field, baseline):
     from kite.report.results import answer_texts, read_results
 
     if (run_path is None) != (field is None):
-        raise click.UsageError("--run and --field go together")
+        raise UnusableInput("--run and --field go together")
     run = Run(Path(results).name, read_results(results), answer_texts(run_path, field) if run_path else {})
     old = Run(Path(baseline).name, read_results(baseline), {}) if baseline else None
     target = Path(output)

@@ -1,9 +1,10 @@
 """`kite report`: one self-contained HTML page to review a scored run (and, with a baseline, how it moved).
 
 The page is the template beside this file with its CSS and script inlined and the run embedded as JSON; the
-script builds every view from that data with DOM text nodes, never by parsing answer text as HTML, and renders one
-answer at a time, so 5,000 answers cost one JSON parse, not 5,000 blocks of DOM. Offsets in the data are UTF-16 code
-units (JavaScript's), converted here from the code points `kite score` counts."""
+script builds every view from that data with DOM text nodes, never by parsing answer text as HTML (and the page's
+Content-Security-Policy forbids fetching anything), and renders one answer at a time, so 5,000 answers cost one JSON
+parse, not 5,000 blocks of DOM. Offsets in the data are UTF-16 code units (JavaScript's), converted here from the
+code points `kite score` counts."""
 
 from __future__ import annotations
 
