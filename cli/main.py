@@ -297,9 +297,9 @@ def progress_bar():
         yield advance
 
 
-from kite.cli.report import report  # noqa: E402 (its own module, to keep merges easy; it uses `guarded` above)
+from kite.cli.report import report_command  # noqa: E402 (its own module, to keep merges easy)
 
-main.add_command(report)
+main.add_command(report_command(guarded))
 
 if __name__ == "__main__":
     main()

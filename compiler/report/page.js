@@ -317,7 +317,8 @@
   document.getElementById("more").addEventListener("click", () => { shown += PAGE; renderList(); });
   window.addEventListener("hashchange", openFromHash);
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName)) return;
+    // Typing in the search box or choosing in a list is not navigation; a ticked checkbox keeps j/k working.
+    if (event.ctrlKey || event.metaKey || event.altKey || event.target.matches("input:not([type=checkbox]), select, textarea")) return;
     if (event.key === "j") step(1);
     else if (event.key === "k") step(-1);
   });

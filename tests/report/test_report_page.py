@@ -244,6 +244,10 @@ def test_a_permalink_opens_its_answer_and_j_k_move_between_answers(watched, scor
     page.locator("body").press("k")
     page.locator("body").press("k")
     page.wait_for_selector(f"#answer[data-line='{results[results.index(target) - 1]['line']}']")
+    page.check("#filter-failed")  # j and k walk the filtered answers, with the checkbox still focused
+    page.keyboard.press("j")
+    first_failed = next(r for r in results[results.index(target):] if not (r["graded"] and r["score"] == 10))
+    page.wait_for_selector(f"#answer[data-line='{first_failed['line']}']")
 
 
 def test_screenshots_of_the_summary_and_of_an_answer(watched, scored):
@@ -264,6 +268,40 @@ def test_the_page_is_one_file_that_works_from_anywhere(watched, scored, tmp_path
     try:
         page = window.open(f"#answer-{scored[0][0]['line']}")
         assert page.locator("#rates tbody tr").count() >= 6 and page.locator("#answer .prose").count() == 1
+        assert window.problems == []
+    finally:
+        window.context.close()
+
+
+def test_a_baseline_shows_each_rate_change_and_the_answers_that_flipped_both_ways(watched, scored, tmp_path):
+    results, _, page_path = scored
+    passing = next(r for r in results if r["graded"] and r["score"] == 10)
+    failing = next(r for r in results if r["graded"] and r["score"] == 0 and r["format"] == "kite")
+    old = [dict(r, score=0.0, passes=False) if r is passing else dict(r, score=10.0, passes=True) if r is failing else r for r in results]
+    old = [dict(r, leaked=False) if r["graded"] else r for r in old]  # the model learned to leak C# since
+    kite = [r for r in results if r["graded"] and r["format"] == "kite"]
+    leaked_now = sum(r["leaked"] for r in kite) / len(kite)
+    baseline = tmp_path / "old.jsonl"
+    baseline.write_text("".join(json.dumps(r) + "\n" for r in old))
+    compared = tmp_path / "compared.html"
+    outcome = run_kite(["report", str(page_path.parent / "results.jsonl"), "--baseline", str(baseline), "-o", str(compared)], cwd=tmp_path)
+    assert outcome.exit_code == 0, outcome.output
+    window = Watched(watched.context.browser, compared)
+    try:
+        page = window.open()
+        assert page.locator("#comparison").is_visible()
+        rows = {row.locator("td").first.text_content(): row.locator("td").nth(3).text_content() for row in page.locator("#changes tbody tr").all()}
+        assert rows["passes"] == "0.0 pp" and rows["compiles"] == "0.0 pp" and rows["leaked"] == f"+{100 * leaked_now:.1f} pp"
+        assert leaked_now > 0
+        assert page.locator("#flips-to_pass").text_content() == "Now passes (1)"
+        assert page.locator("#flips-to_fail").text_content() == "Now fails (1)"
+        page.click(f"#comparison a[href='#answer-{passing['line']}']")
+        page.wait_for_selector(f"#answer[data-line='{passing['line']}']")
+        assert "now passes" in page.locator("#answer .badges").text_content()
+        for value, expected in (("to_pass", passing), ("to_fail", failing)):
+            page.select_option("#filter-flip", value)
+            assert page.locator("#count").get_attribute("data-visible") == "1"
+            assert page.locator("#answer-list a").get_attribute("data-line") == str(expected["line"])
         assert window.problems == []
     finally:
         window.context.close()
