@@ -6,11 +6,14 @@ tests/report/screenshots/ (ignored by git) for a person to look at."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import sync_playwright
 
 from conftest import REPO, run_kite
 
@@ -38,20 +41,18 @@ HOSTILE = [
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory):
-    """(results, answer texts by line, the page's path): two sample tasks, the three lines that cannot be graded, and
-    the hostile answers, scored with their hidden tests."""
-    folder = tmp_path_factory.mktemp("report")
-    lines = RUNS.joinpath("run.jsonl").read_text(encoding="utf-8").splitlines()
-    chosen = [line for line in lines if '"task_id": "add_numbers"' in line or '"task_id": "clamp"' in line][:24] + lines[-3:]
+def scored(tmp_path_factory, worker_id):
+    """(results, answer texts by line, the page's path): a sample task, the three lines that cannot be graded, and
+    the hostile answers, scored with their hidden tests once per test run (xdist's workers share the folder)."""
+    shared = tmp_path_factory.getbasetemp()
+    folder = (shared.parent if worker_id != "master" else shared) / "report_page"
+    folder.mkdir(exist_ok=True)
     run = folder / "run.jsonl"
-    run.write_text("\n".join(chosen + [json.dumps(answer) for answer in HOSTILE]) + "\n", encoding="utf-8")
-    result = run_kite(["score", str(run), "--field", "response.text", "--tasks", str(RUNS / "tasks"), "--id-field", "id",
-                       "--out", str(folder / "results.jsonl")], cwd=folder)
-    assert result.exit_code == 0, result.output
     page = folder / "report.html"
-    result = run_kite(["report", str(folder / "results.jsonl"), "--run", str(run), "--field", "response.text", "-o", str(page)], cwd=folder)
-    assert result.exit_code == 0, result.output
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not page.exists():
+            score_and_report(folder, run, page)
     results = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
     texts = {}
     for number, line in enumerate(run.read_text(encoding="utf-8").splitlines(), start=1):
@@ -64,16 +65,26 @@ def scored(tmp_path_factory):
     return sorted(results, key=lambda r: r["line"]), texts, page
 
 
+def score_and_report(folder: Path, run: Path, page: Path) -> None:
+    lines = RUNS.joinpath("run.jsonl").read_text(encoding="utf-8").splitlines()
+    chosen = [line for line in lines if '"task_id": "add_numbers"' in line][:12] + lines[-3:]
+    run.write_text("\n".join(chosen + [json.dumps(answer) for answer in HOSTILE]) + "\n", encoding="utf-8")
+    result = run_kite(["score", str(run), "--field", "response.text", "--tasks", str(RUNS / "tasks"), "--id-field", "id",
+                       "--out", str(folder / "results.jsonl")], cwd=folder)
+    assert result.exit_code == 0, result.output
+    result = run_kite(["report", str(folder / "results.jsonl"), "--run", str(run), "--field", "response.text", "-o", str(page)], cwd=folder)
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture(scope="module")
 def chromium():
     """One chromium for the module; skipped only when it truly cannot start (.ci/run installs it)."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
-    with playwright_api.sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         try:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        except playwright_api.Error as error:
+        except PlaywrightError as error:
             pytest.skip(f"chromium cannot start: {str(error).splitlines()[0]}")
         yield launched
         launched.close()
@@ -244,10 +255,11 @@ def test_a_permalink_opens_its_answer_and_j_k_move_between_answers(watched, scor
     page.locator("body").press("k")
     page.locator("body").press("k")
     page.wait_for_selector(f"#answer[data-line='{results[results.index(target) - 1]['line']}']")
+    failed = [r["line"] for r in results if not (r["graded"] and r["score"] == 10)]
+    show(watched, failed[0])
     page.check("#filter-failed")  # j and k walk the filtered answers, with the checkbox still focused
     page.keyboard.press("j")
-    first_failed = next(r for r in results[results.index(target):] if not (r["graded"] and r["score"] == 10))
-    page.wait_for_selector(f"#answer[data-line='{first_failed['line']}']")
+    page.wait_for_selector(f"#answer[data-line='{failed[1]}']")
 
 
 def test_screenshots_of_the_summary_and_of_an_answer(watched, scored):
