@@ -71,7 +71,8 @@
       [rule, rate.count, rate.failed, rate.not_applicable, percent(rate.rate), rateBar(rate)])));
     if (summary.pass_at_k) {
       section.append(el("h3", { text: "pass@k" }));
-      section.append(table("pass-at-k", ["k", "pass@k"], Object.entries(summary.pass_at_k).map(([k, value]) => [k, percent(value)])));
+      const ks = Object.keys(summary.pass_at_k);
+      section.append(table("pass-at-k", ["k", ...ks], [["pass@k", ...ks.map((k) => percent(summary.pass_at_k[k]))]]));
     }
     if (data.tasks.length) {
       section.append(el("h3", { text: "Tasks" }));
@@ -158,19 +159,22 @@
   // ---- one answer
 
   function pieces(text, from, to, layers) {
-    // Cut [from, to) at every boundary of every layer's intervals; each piece knows which intervals cover it.
+    // Cut [from, to) at every edge of every interval; each piece knows the intervals covering it. A sweep, so a
+    // hostile answer's thousands of tokens or marks on one line cost n log n, not n squared.
+    const items = [];
+    for (const layer of layers) for (const item of layer) if (item.end > item.start && item.end > from && item.start < to) items.push(item);
     const cuts = new Set([from, to]);
-    for (const layer of layers) for (const item of layer) {
-      if (item.start > from && item.start < to) cuts.add(item.start);
-      if (item.end > from && item.end < to) cuts.add(item.end);
-    }
+    for (const item of items) { if (item.start > from) cuts.add(item.start); if (item.end < to) cuts.add(item.end); }
     const points = [...cuts].sort((a, b) => a - b);
+    items.sort((a, b) => a.start - b.start);
+    const active = new Set();
     const result = [];
+    let next = 0;
     for (let i = 0; i + 1 < points.length; i++) {
       const start = points[i], end = points[i + 1];
-      const covering = [];
-      for (const layer of layers) for (const item of layer) if (item.start <= start && item.end >= end && item.end > item.start) covering.push(item);
-      result.push({ start, end, text: text.slice(start, end), covering });
+      for (const item of active) if (item.end <= start) active.delete(item);
+      for (; next < items.length && items[next].start <= start; next++) if (items[next].end > start) active.add(items[next]);
+      result.push({ start, end, text: text.slice(start, end), covering: [...active] });
     }
     return result;
   }
@@ -193,6 +197,7 @@
     let at = block.start;
     for (const [cls, length] of block.tokens || []) { tokens.push({ start: at, end: at + length, cls }); at += length; }
     const located = answer.diagnostics.filter((d) => d.block === index);
+    let firstToken = 0;
     let lineStart = block.start;
     let number = 0;
     while (lineStart <= block.end) {
@@ -203,7 +208,10 @@
       const here = located.filter((d) => d.code_line >= lineStart && d.code_line <= lineEnd);
       const ranges = here.filter((d) => d.at).map((d) => ({ start: d.at[0], end: d.at[1], d }));
       const line = el("div", { class: "code-line", "data-line": number }, el("span", { class: "number", text: String(number) }));
-      for (const piece of pieces(text, lineStart, shownEnd, [tokens, ranges])) {
+      while (firstToken < tokens.length && tokens[firstToken].end <= lineStart) firstToken++;
+      let lastToken = firstToken;
+      while (lastToken < tokens.length && tokens[lastToken].start < shownEnd) lastToken++;
+      for (const piece of pieces(text, lineStart, shownEnd, [tokens.slice(firstToken, lastToken), ranges])) {
         const token = piece.covering.find((item) => item.cls !== undefined);
         const range = piece.covering.find((item) => item.d);
         line.append(el("span", { class: [token ? token.cls : null, range ? "diag-range " + range.d.severity : null].filter(Boolean).join(" ") || null, text: piece.text }));
