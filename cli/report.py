@@ -38,8 +38,12 @@ def report_command(guarded) -> click.Command:
         old = Run(Path(baseline).name, read_results(baseline), {}) if baseline else None
         target = Path(output)
         staging = target.with_name(target.name + ".partial")
-        staging.write_text(render(run, old), encoding="utf-8")
-        staging.replace(target)
+        page = render(run, old)
+        try:
+            staging.write_text(page, encoding="utf-8")
+            staging.replace(target)
+        except OSError as error:
+            raise UnusableInput(f"{output}: cannot write ({error.strerror})") from None
         click.echo(f"wrote {visible(str(target))}: {len(run.results)} answers")
 
     return report

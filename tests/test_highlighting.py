@@ -52,6 +52,8 @@ def test_every_sample_lexes_without_an_error_token_and_as_the_grammar_reads_it(p
 def test_keywords_come_from_the_grammar():
     kinds = {value: kind for _, kind, value in KiteLexer().get_tokens_unprocessed("\n".join(sorted(kite_keywords())))}
     assert all(kinds[word] in Keyword for word in kite_keywords())
+    others = "\n".join(["int", "str", "var", "class", "new", "public", "null", "elseif", "lets", "fnord", "Type"])
+    assert not any(kind in Keyword for _, kind, _ in KiteLexer().get_tokens_unprocessed(others))
 
 
 @given(st.lists(st.sampled_from([*map(chr, range(128)), "é", "\u202e", "😀", 'f"{', "\\"]), max_size=200).map("".join))

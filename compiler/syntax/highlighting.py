@@ -11,13 +11,18 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 from kite.syntax.parser import kite_keywords
 
+# How the grammar's keywords are shown: these groups are styled apart, every other keyword is plain Keyword.
 CONSTANTS = ("true", "false", "none")
 COLLECTION_TYPES = ("list", "set", "map")
-DECLARING = ("fn", "type", "enum", "module", "use", "test")
+DECLARATIONS = ("fn", "type", "enum", "test")
+NAMESPACES = ("module", "use")
 
 
-def _keywords(exclude) -> tuple[str, ...]:
-    return tuple(sorted(kite_keywords() - set(exclude)))
+def _keywords(among=None) -> tuple[str, ...]:
+    """The grammar's keywords in `among` (all but the styled groups when None): never a word the grammar lacks."""
+    grouped = set(CONSTANTS + COLLECTION_TYPES + DECLARATIONS + NAMESPACES)
+    chosen = kite_keywords() & set(among) if among is not None else kite_keywords() - grouped
+    return tuple(sorted(chosen))
 
 
 class KiteLexer(RegexLexer):
@@ -35,11 +40,11 @@ class KiteLexer(RegexLexer):
             (r"(fn)([ \t]+)([A-Za-z_][A-Za-z0-9_]*)", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (r"(type|enum)([ \t]+)([A-Za-z_][A-Za-z0-9_]*)", bygroups(Keyword.Declaration, Whitespace, Name.Class)),
             (r"(module|use)([ \t]+)", bygroups(Keyword.Namespace, Whitespace), "namespace"),
-            (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
-            (words(COLLECTION_TYPES, suffix=r"\b"), Keyword.Type),
-            (words(("fn", "type", "enum", "test"), suffix=r"\b"), Keyword.Declaration),
-            (words(("module", "use"), suffix=r"\b"), Keyword.Namespace),
-            (words(_keywords(CONSTANTS + COLLECTION_TYPES + DECLARING), suffix=r"\b"), Keyword),
+            (words(_keywords(CONSTANTS), suffix=r"\b"), Keyword.Constant),
+            (words(_keywords(COLLECTION_TYPES), suffix=r"\b"), Keyword.Type),
+            (words(_keywords(DECLARATIONS), suffix=r"\b"), Keyword.Declaration),
+            (words(_keywords(NAMESPACES), suffix=r"\b"), Keyword.Namespace),
+            (words(_keywords(), suffix=r"\b"), Keyword),
             (r"[A-Z][A-Za-z0-9_]*", Name.Class),
             (r"[A-Za-z_][A-Za-z0-9_]*", Name),
             (r"[0-9](_?[0-9])*\.[0-9](_?[0-9])*", Number.Float),

@@ -56,6 +56,15 @@ def test_run_and_field_go_together(tmp_path):
     assert outcome.exit_code == 2 and "--run and --field go together" in outcome.output
 
 
+@pytest.mark.parametrize("option", ["--run", "--baseline", "-o"])
+def test_a_missing_run_or_baseline_or_an_unwritable_output_is_one_line_and_exit_2(tmp_path, option):
+    path = write_results(tmp_path / "results.jsonl", [result(1, passes=True)])
+    missing = str(tmp_path / "nowhere" / "file")
+    extra = ["--field", "text"] if option == "--run" else []
+    outcome = run_kite(["report", path, option, missing, *extra, *(["-o", str(tmp_path / "p.html")] if option != "-o" else [])], cwd=tmp_path)
+    assert outcome.exit_code == 2 and outcome.output.count("\n") == 1 and "nowhere" in outcome.output
+
+
 def test_help():
     outcome = run_kite(["report", "--help"], cwd=".")
     assert outcome.exit_code == 0 and "--baseline" in outcome.output and "--run" in outcome.output
