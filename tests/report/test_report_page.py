@@ -163,6 +163,9 @@ def test_every_marked_span_is_exactly_the_words_of_the_answer(watched, scored):
         expected = {f"claim-{i}": text[c["start"]:c["end"]] for i, c in enumerate(result["claims"])}
         expected |= {f"slop-{i}": text[h["start"]:h["end"]] for i, h in enumerate(result["slop"])}
         assert shown == expected, result["id"]
+        for index, claim in enumerate(result["claims"]):  # the mark says why on hover
+            title = page.locator(f"#answer mark[data-marks~='claim-{index}']").first.get_attribute("title")
+            assert (f"false claim ({claim['kind']}): {claim['reason']}" if claim["false"] else f"claim ({claim['kind']})") in title
 
 
 def test_hostile_text_stays_text(watched, scored):
