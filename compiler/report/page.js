@@ -272,7 +272,8 @@
     for (const reason of answer.reasons || []) parts.push(el("p", { class: "reason", text: reason }));
     if (answer.text === null || answer.text === undefined) {
       parts.push(el("p", { class: "hint", text: data.has_texts ? "no answer text in the run for this line" : "answer texts not included: give kite report --run RUN --field PATH" }));
-      for (const claim of answer.claims || []) parts.push(el("p", {}, el("mark", { class: claim.false ? "claim false" : "claim", text: claim.sentence })));
+      marksOf(answer).forEach((mark, i) => parts.push(el("p", {}, el("mark", { class: mark.classes, "data-marks": mark.key, title: mark.why,
+        text: i < (answer.claims || []).length ? answer.claims[i].sentence : answer.slop[i - answer.claims.length].phrase }), " " + mark.why)));
     } else {
       const body = el("div", { class: "prose" });
       const marks = marksOf(answer);

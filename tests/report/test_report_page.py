@@ -320,3 +320,22 @@ def test_a_baseline_shows_each_rate_change_and_the_answers_that_flipped_both_way
         assert window.problems == []
     finally:
         window.context.close()
+
+
+def test_without_the_run_the_page_shows_each_claim_sentence_and_slop_phrase(watched, scored, tmp_path):
+    results, _, page_path = scored
+    alone = tmp_path / "verdicts_only.html"
+    outcome = run_kite(["report", str(page_path.parent / "results.jsonl"), "-o", str(alone)], cwd=tmp_path)
+    assert outcome.exit_code == 0, outcome.output
+    window = Watched(watched.context.browser, alone)
+    try:
+        window.open()
+        marked = [r for r in results if r["graded"] and r["claims"] and r["slop"]]
+        assert marked
+        for result in marked:
+            page = show(window, result["line"])
+            shown = page.locator("#answer mark").all_text_contents()
+            assert shown == [c["sentence"] for c in result["claims"]] + [h["phrase"] for h in result["slop"]]
+        assert window.problems == []
+    finally:
+        window.context.close()
