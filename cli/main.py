@@ -18,7 +18,14 @@ from kite.display import visible
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.session import internal_errors
+from kite.testing.worker import Limits
 
+timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0.1, max=600), default=Limits.timeout_seconds, show_default=True,
+    help="Seconds each test may run.")
+budget_option = click.option(
+    "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
+    help="Seconds all of an answer's tests may run together.")
 compile_timeout_option = click.option(
     "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
@@ -189,9 +196,8 @@ def build(program, output, compile_timeout):
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
                    "given, only these tests decide; the program's own tests are run and reported apart.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
-@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
-              help="Seconds all of an answer's tests may run together.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
@@ -252,12 +258,14 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
 @format_option("score")
+@compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, no_sandbox, output_format):
+          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
     a summary beside it, and print the rates.
 
@@ -268,7 +276,8 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout),
+        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+                                                 compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:
         summary = score_run(options, progress)
