@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from kite.atomic import write_atomically
 from kite.display import visible
 from kite.errors import UnusableInput
 
@@ -36,14 +37,11 @@ def report_command(guarded) -> click.Command:
             raise UnusableInput("--run and --field go together")
         run = Run(Path(results).name, read_results(results), answer_texts(run_path, field) if run_path else {})
         old = Run(Path(baseline).name, read_results(baseline), {}) if baseline else None
-        target = Path(output)
-        staging = target.with_name(target.name + ".partial")
         page = render(run, old)
         try:
-            staging.write_text(page, encoding="utf-8")
-            staging.replace(target)
+            write_atomically(Path(output), page.encode("utf-8"))
         except OSError as error:
             raise UnusableInput(f"{output}: cannot write ({error.strerror})") from None
-        click.echo(f"wrote {visible(str(target))}: {len(run.results)} answers")
+        click.echo(f"wrote {visible(output)}: {len(run.results)} answers")
 
     return report

@@ -223,7 +223,8 @@
       for (const d of here) {
         if (d.at) {
           const lead = text.slice(lineStart, d.at[0]).replace(/[^\t]/g, " ");
-          container.append(el("div", { class: "caret " + d.severity, "data-diagnostic": d.id }, el("span", { class: "number" }), lead + "^".repeat(Math.max(1, d.at[1] - d.at[0]))));
+          const width = Math.min(d.at[1], shownEnd) - d.at[0];  // a range over several lines: its first line here
+          container.append(el("div", { class: "caret " + d.severity, "data-diagnostic": d.id }, el("span", { class: "number" }), lead + "^".repeat(Math.max(1, width))));
         }
         container.append(el("div", { class: "diag-message " + d.severity, "data-diagnostic": d.id, "data-under-line": number },
           el("span", { class: "number" }), d.severity + " " + d.id + " (" + d.layer + "): " + d.message));

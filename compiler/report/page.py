@@ -8,7 +8,7 @@ code points `kite score` counts."""
 
 from __future__ import annotations
 
-import os
+import textwrap
 from dataclasses import dataclass
 from importlib import resources
 
@@ -20,7 +20,7 @@ from kite.report.compare import flips, rate_changes
 from kite.report.frames import underlines
 from kite.report.results import dumps_for_script, verdict_passed
 from kite.scoring.answer import extract
-from kite.scoring.fragments import MODULE_LINE, normalized
+from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
 from kite.scoring.grading import PROGRAM_PATH
 from kite.scoring.summary import summarize, wilson
 from kite.syntax.highlighting import KiteLexer
@@ -69,32 +69,40 @@ def _parent_class(kind) -> str:
     return STANDARD_TYPES.get(kind, "")
 
 
-def column_shift(block_text: str, read_as: str | None) -> int:
-    """How far right of the program's column a character of this block sits in the answer: a fragment is read
-    dedented (`items`), or dedented and indented one level as a function body (docs/scoring.md, Fragments)."""
-    indents = [line[: len(line) - len(line.lstrip(" \t"))] for line in block_text.split("\n") if line.strip()]
-    margin = len(os.path.commonprefix(indents)) if indents else 0
-    if read_as == "items" or (read_as == "module" and not MODULE_LINE.search(normalized(block_text))):
-        return margin
+def column_offset(block_text: str, read_as: str | None) -> int:
+    """How far right a reading moved the block's code (kite.scoring.fragments): program column C is column
+    C - offset of the block's line in the answer. Rebuilt from how it was read, without parsing it again."""
+    code = normalized(block_text)
+    if read_as == "items" or (read_as == "module" and not MODULE_LINE.search(code)):
+        return indent_added(code, textwrap.dedent(code))
     if read_as == "function body":
-        return margin - 4
+        return indent_added(code, as_function_body(code))
     return 0
 
 
+def is_point(d: dict) -> bool:
+    """A diagnostic that knows only where it starts (or only its line): its span is its whole code line."""
+    return not d["column"] or (d.get("end_line", d["line"]), d.get("end_column", d["column"])) <= (d["line"], d["column"])
+
+
 def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | None]], to16) -> dict:
-    """A diagnostic with where it is in the answer: the code line it belongs under and the characters it marks."""
+    """A diagnostic with where it is in the answer: the code line it belongs under and the characters it marks.
+
+    A range is its span as `kite score` wrote it; a point (or a line) has its whole code line as its span, and marks
+    the word at its column, as the terminal's code frames do."""
     view = {key: d.get(key) for key in ("id", "severity", "message", "layer", "file", "line", "column")}
     span = d.get("span")
     if text is None or d.get("file") != PROGRAM_PATH or not span:
         return view
-    line_text = text[span["start"]:span["end"]]
-    shift = column_shift(*blocks[span["block"]]) if d["column"] else 0
-    column = d["column"] + shift if d["column"] else 0
-    same_line = d.get("end_line", d["line"]) == d["line"]
-    end_column = d.get("end_column", d["column"]) + shift if same_line else len(line_text) + 1
-    [mark] = underlines([line_text], 1, column, 1, end_column, d["layer"]) or [None]
     view["block"] = span["block"]
     view["code_line"] = to16(span["start"])
+    if not is_point(d):
+        view["at"] = [to16(span["start"]), to16(span["end"])]
+        return view
+    column = d["column"]
+    line_text = text[span["start"]:span["end"]]
+    answer_column = column - column_offset(*blocks[span["block"]]) if column else 0
+    [mark] = underlines([line_text], 1, answer_column, 1, answer_column, d["layer"]) or [None]
     if mark is not None:
         view["at"] = [to16(span["start"] + min(mark.start, len(line_text))), to16(span["start"] + min(mark.end, len(line_text)))]
     return view
@@ -116,9 +124,9 @@ def answer_view(result: dict, text: str | None) -> dict:
                        "tokens": code_tokens(text[b["start"]:b["end"]]) if text is not None and b["is_kite"] else None}
                       for b in blocks]
     extracted = None
-    if text is not None and any(d.get("span") for d in result.get("diagnostics", [])):
+    if text is not None and any(d.get("span") and is_point(d) for d in result.get("diagnostics", [])):
         extracted = [(block.text, b.get("read_as")) for block, b in zip(extract(text).blocks, blocks)]
-    view["diagnostics"] = [diagnostic_view(d, text if extracted else None, extracted, to16) for d in result.get("diagnostics", [])]
+    view["diagnostics"] = [diagnostic_view(d, text, extracted, to16) for d in result.get("diagnostics", [])]
     return view
 
 

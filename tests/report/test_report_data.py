@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_kite
 from kite.report.compare import difference, flips, rate_changes
-from kite.report.page import Run, Utf16, answer_view, column_shift, page_data, render
+from kite.report.page import Run, Utf16, answer_view, column_offset, page_data, render
 from kite.report.results import dumps_for_script, read_results
 from kite.scoring.summary import summarize, wilson
 
@@ -100,17 +100,17 @@ def test_offsets_are_converted_to_utf16_code_units():
     assert text.encode("utf-16-le")[2 * 5:2 * 6].decode("utf-16-le") == "b"
 
 
-@pytest.mark.parametrize("block, read_as, shift", [
+@pytest.mark.parametrize("block, read_as, offset", [
     ("module M\nfn f()\n    pass", "module", 0),
-    ("  module M\n  fn f()\n      pass", "module", 2),  # read dedented
+    ("  module M\n  fn f()\n      pass", "module", -2),  # read dedented
     ("fn f()\n    pass", "no module line", 0),
-    ("    fn f()\n        pass", "items", 4),
-    ("let x = 1\nreturn x", "function body", -4),
-    ("  let x = 1\n\n  return x", "function body", -2),
+    ("    fn f()\n        pass", "items", -4),
+    ("let x = 1\nreturn x", "function body", 4),
+    ("  let x = 1\n\n  return x", "function body", 2),
     ("}{;", "unreadable", 0),
 ])
-def test_where_a_fragments_columns_sit_in_the_answer(block, read_as, shift):
-    assert column_shift(block, read_as) == shift
+def test_how_far_a_reading_moved_a_fragments_columns(block, read_as, offset):
+    assert column_offset(block, read_as) == offset
 
 
 def test_a_point_diagnostic_marks_its_token_in_the_answer():
@@ -125,6 +125,17 @@ def test_a_point_diagnostic_marks_its_token_in_the_answer():
     view = answer_view(result(1, passes=False, diagnostics=[diagnostic], blocks=blocks), text)
     [shown] = view["diagnostics"]
     assert text[shown["at"][0]:shown["at"][1]] == ";" and shown["code_line"] == start
+
+
+def test_a_range_marks_its_span_as_kite_score_wrote_it():
+    text = "```kite\nmodule M\nfn f()\n    let mut x = 1\n```\n"
+    start = text.index("mut x")
+    diagnostic = {"file": "answer.kite", "line": 3, "column": 9, "end_line": 3, "end_column": 14, "severity": "warning",
+                  "id": "KT002", "message": "never changed", "layer": "kite",
+                  "span": {"block": 0, "block_line": 3, "start": start, "end": start + 5}}
+    blocks = [{"language": "kite", "fence": "```", "is_kite": True, "start": 8, "end": text.index("\n```\n"), "read_as": "module"}]
+    [shown] = answer_view(result(1, passes=False, diagnostics=[diagnostic], blocks=blocks), text)["diagnostics"]
+    assert text[shown["at"][0]:shown["at"][1]] == "mut x" and shown["block"] == 0
 
 
 def test_a_change_and_its_interval():

@@ -241,7 +241,10 @@ def test_a_diagnostic_is_drawn_under_its_code_line_at_its_range(watched, scored)
         assert message.count() >= 1, (result["id"], d)
         line_above = message.first.locator("xpath=preceding-sibling::div[contains(@class, 'code-line')][1]")
         assert line_above.get_attribute("data-line") == str(span["block_line"])
-        assert line_above.text_content() == str(span["block_line"]) + text[span["start"]:span["end"]]
+        block = result["blocks"][span["block"]]
+        code_line = text[block["start"]:block["end"]].split("\n")[span["block_line"] - 1].removesuffix("\r")
+        assert line_above.text_content() == str(span["block_line"]) + code_line
+        assert text[span["start"]:span["end"]] in code_line or "\n" in text[span["start"]:span["end"]]
     leak = next(d for r, d in located if r["id"] == "fragment" and d["id"] == "KT004")
     page = show(watched, next(r["line"] for r, _ in located if r["id"] == "fragment"))
     assert page.locator("#answer .diag-range").first.text_content() == ";" and "';'" in leak["message"]
