@@ -132,7 +132,7 @@
     if (checked("filter-false-claims") && !(answer.claims || []).some((claim) => claim.false)) return false;
     if (checked("filter-slop") && !(answer.slop || []).length) return false;
     if (value("filter-task") && String(answer.task) !== value("filter-task")) return false;
-    if (value("filter-rule") && !(answer.rules && answer.rules[value("filter-rule")] === "fail")) return false;
+    if (value("filter-rule") && !(answer.failed_rules || []).includes(value("filter-rule"))) return false;
     if (value("filter-layer") && !(answer.failed_layers || []).includes(value("filter-layer"))) return false;
     if (value("filter-flip") && flipped.get(answer.line) !== value("filter-flip")) return false;
     const search = value("search").trim().toLowerCase();
@@ -195,7 +195,8 @@
     container.append(el("div", { class: "language", text: (block.language || "untagged") + (block.kite ? " · Kite" + (block.read_as ? ", read as " + block.read_as : "") : " · not graded as Kite") }));
     const tokens = [];
     let at = block.start;
-    for (const [cls, length] of block.tokens || []) { tokens.push({ start: at, end: at + length, cls }); at += length; }
+    const flat = block.tokens || [];  // [class index, length, class index, length, ...]
+    for (let i = 0; i + 1 < flat.length; i += 2) { tokens.push({ start: at, end: at + flat[i + 1], cls: data.token_classes[flat[i]] }); at += flat[i + 1]; }
     const located = answer.diagnostics.filter((d) => d.block === index);
     let firstToken = 0;
     let lineStart = block.start;
@@ -252,7 +253,7 @@
       const falseClaims = (answer.claims || []).filter((claim) => claim.false).length;
       if (falseClaims) list.push(badge(falseClaims + " false claim" + (falseClaims > 1 ? "s" : ""), "bad"));
       if ((answer.slop || []).length) list.push(badge(answer.slop.length + " slop", "bad"));
-      for (const [rule, verdict] of Object.entries(answer.rules || {})) if (verdict === "fail") list.push(badge(rule + " failed", "bad"));
+      for (const rule of answer.failed_rules || []) list.push(badge(rule + " failed", "bad"));
     }
     if (flipped.has(answer.line)) list.push(badge(flipped.get(answer.line) === "to_pass" ? "now passes" : "now fails", flipped.get(answer.line) === "to_pass" ? "good" : "bad"));
     return el("div", { class: "badges" }, ...list);

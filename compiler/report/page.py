@@ -57,10 +57,18 @@ def units(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def code_tokens(code: str) -> list:
-    """[css class, UTF-16 length] per token of a Kite block: the page slices the answer's own text with them."""
+# Pygments' short CSS classes, numbered: a 5,000-answer page carries each token as two small numbers.
+TOKEN_CLASSES = sorted(set(STANDARD_TYPES.values()))
+TOKEN_CLASS_INDEX = {name: index for index, name in enumerate(TOKEN_CLASSES)}
+
+
+def code_tokens(code: str) -> list[int]:
+    """Class index and UTF-16 length of each token of a Kite block, flat: the page slices the answer's own text."""
     lexer = KiteLexer(stripnl=False, ensurenl=False)
-    return [[STANDARD_TYPES.get(kind, "") or _parent_class(kind), units(value)] for _, kind, value in lexer.get_tokens_unprocessed(code)]
+    flat = []
+    for _, kind, value in lexer.get_tokens_unprocessed(code):
+        flat += [TOKEN_CLASS_INDEX[STANDARD_TYPES.get(kind) or _parent_class(kind)], units(value)]
+    return flat
 
 
 def _parent_class(kind) -> str:
@@ -112,10 +120,11 @@ def answer_view(result: dict, text: str | None) -> dict:
     """What the page shows and filters on for one answer; offsets in UTF-16 units."""
     to16 = Utf16(text or "")
     view = {key: result.get(key) for key in ("line", "id", "task", "graded", "problem", "format", "score", "passes", "compiles",
-                                             "clean", "has_code", "leaked", "valid", "reasons", "rules", "layers", "tests", "own_tests")}
+                                             "clean", "has_code", "leaked", "valid", "reasons", "tests", "own_tests")}
     view["text"] = text
     view["passed"] = verdict_passed(result)
     view["failed_layers"] = failed_layers(result)
+    view["failed_rules"] = [rule for rule, verdict in (result.get("rules") or {}).items() if verdict == "fail"]
     view["claims"] = [{**claim, "start": to16(claim["start"]), "end": to16(claim["end"])} for claim in result.get("claims", [])]
     view["slop"] = [{**hit, "start": to16(hit["start"]), "end": to16(hit["end"])} for hit in result.get("slop", [])]
     blocks = result.get("blocks", [])
@@ -151,7 +160,7 @@ def task_rows(results: list[dict]) -> list[dict]:
 
 
 def page_data(run: Run, baseline: Run | None = None) -> dict:
-    data = {"name": run.name, "version": __version__, "summary": summarize(run.results), "tasks": task_rows(run.results),
+    data = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results), "tasks": task_rows(run.results),
             "has_texts": bool(run.texts),
             "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}
     if baseline is not None:
