@@ -28,7 +28,7 @@
   const percent = (value) => (value === null || value === undefined ? "-" : (100 * value).toFixed(1) + "%");
   const signed = (value) => (value === null ? "-" : (value > 0 ? "+" : "") + (100 * value).toFixed(1) + " pp");
   const clamp = (value) => Math.max(0, Math.min(1, value));
-  const label = (answer) => "line " + answer.line + (answer.id !== null && answer.id !== undefined ? " · " + String(answer.id) : "");
+  const label = (answer) => answer.label;
 
   function rateBar(rate) {
     const bar = el("span", { class: "bar", title: rate.rate === null ? "no answers" : percent(rate.rate) + " [" + percent(rate.low) + ", " + percent(rate.high) + "]" });

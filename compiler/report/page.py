@@ -16,6 +16,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
 
 from kite import __version__
+from kite.display import visible
 from kite.report.compare import flips, rate_changes
 from kite.report.frames import underlines
 from kite.report.results import dumps_for_script, verdict_passed
@@ -122,6 +123,8 @@ def answer_view(result: dict, text: str | None) -> dict:
     view = {key: result.get(key) for key in ("line", "id", "task", "graded", "problem", "format", "score", "passes", "compiles",
                                              "clean", "has_code", "leaked", "valid", "reasons", "tests", "own_tests")}
     view["text"] = text
+    # The list and headings name the answer in one safe line: an id cannot reorder or break them (bidi, newlines).
+    view["label"] = f"line {result['line']}" + (f" · {visible(str(result['id']))}" if result.get("id") is not None else "")
     view["passed"] = verdict_passed(result)
     view["failed_layers"] = failed_layers(result)
     view["failed_rules"] = [rule for rule, verdict in (result.get("rules") or {}).items() if verdict == "fail"]

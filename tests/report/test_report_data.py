@@ -90,6 +90,12 @@ def test_the_page_holds_exactly_one_script_end_per_script(tmp_path):
     assert json.loads(data)["answers"][0]["id"] == hostile
 
 
+def test_an_answer_is_named_in_one_safe_line():
+    view = answer_view(result(7, passes=True, answer_id="evil\u202e\nPASS"), None)
+    assert view["label"] == "line 7 · evil\\u202e\\nPASS"
+    assert answer_view(result(8, passes=True), None)["label"] == "line 8"
+
+
 def test_offsets_are_converted_to_utf16_code_units():
     text = "😀a💥b"
     to16 = Utf16(text)
