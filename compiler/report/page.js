@@ -298,7 +298,9 @@
     parts.push(testTable("The answer's own tests (reported apart)", answer.own_tests));
     article.replaceChildren(...parts.filter(Boolean));
     article.dataset.line = String(answer.line);
-    renderList();
+    for (const link of document.querySelectorAll("#answer-list a.selected")) link.classList.remove("selected");
+    const link = document.querySelector('#answer-list a[data-line="' + answer.line + '"]');
+    if (link) link.classList.add("selected");
   }
 
   function openFromHash() {
@@ -306,7 +308,7 @@
     const answer = match && byLine.get(Number(match[1]));
     if (!answer) return;
     const index = visible.indexOf(answer);
-    if (index >= shown) { shown = index + 1; }
+    if (index >= shown) { shown = index + 1; renderList(); }
     renderAnswer(answer);
     const link = document.querySelector('#answer-list a[data-line="' + answer.line + '"]');
     if (link) link.scrollIntoView({ block: "nearest" });

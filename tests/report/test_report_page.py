@@ -256,6 +256,7 @@ def test_a_permalink_opens_its_answer_and_j_k_move_between_answers(watched, scor
     page = watched.open(f"#answer-{target['line']}")
     assert page.locator("#answer").get_attribute("data-line") == str(target["line"])
     assert str(target["id"]) in page.locator("#answer h2").text_content()
+    assert page.locator("#answer-list a.selected").get_attribute("data-line") == str(target["line"])
     page.locator("body").press("j")
     page.wait_for_selector(f"#answer[data-line='{results[results.index(target) + 1]['line']}']")
     page.locator("body").press("k")
