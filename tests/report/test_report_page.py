@@ -201,7 +201,7 @@ def expected_counts(results: list[dict]) -> dict:
         counts[("select", "#filter-task", task)] = sum(r["task"] == task for r in results)
     for rule in {rule for r in kite for rule, verdict in r["rules"].items() if verdict == "fail"}:
         counts[("select", "#filter-rule", rule)] = sum(r["rules"].get(rule) == "fail" for r in kite)
-    for layer in ("kite", "compiler", "tests"):
+    for layer in ("kite", "compiler", "analyzers", "tests"):
         counts[("select", "#filter-layer", layer)] = sum(
             (r["layers"]["tests"]["failed"] > 0 or r["passes"] is False) if layer == "tests" and "tests" in r["layers"]
             else layer != "tests" and bool(r["layers"][layer]["errors"] or r["layers"][layer]["warnings"]) for r in kite)
