@@ -31,28 +31,24 @@ def rate_changes(new: dict, old: dict) -> list[dict]:
     return rows
 
 
-def answer_key(results: list[dict]):
-    """Answers are matched by id when every answer of the run has its own id, else by their line in the run."""
+def distinct_ids(results: list[dict]) -> bool:
     ids = [result["id"] for result in results]
-    if all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids) and len(set(map(str, ids))) == len(ids):
-        return lambda result: "id " + str(result["id"])
-    return lambda result: "line " + str(result["line"])
+    return all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids) and len(set(ids)) == len(ids)
 
 
 def flips(new: list[dict], old: list[dict]) -> dict:
-    """The answers of both runs whose verdict changed: `to_pass` (failed before, passes now) and `to_fail`."""
-    key_new, key_old = answer_key(new), answer_key(old)
-    if key_new(new[0]).split()[0] != key_old(old[0]).split()[0]:
-        key_new = key_old = lambda result: "line " + str(result["line"])
-    before = {key_old(result): result for result in old}
+    """The answers of both runs whose verdict changed: `to_pass` (failed before, passes now) and `to_fail`. Answers
+    are matched by id when every answer of both runs has its own id, else by their line in the run."""
+    matched_by = "id" if distinct_ids(new) and distinct_ids(old) else "line"
+    before = {result[matched_by]: result for result in old}
     flipped: dict[str, list] = {"to_pass": [], "to_fail": []}
     matched = 0
     for result in new:
-        previous = before.get(key_new(result))
+        previous = before.get(result[matched_by])
         if previous is None:
             continue
         matched += 1
         now, then = verdict_passed(result), verdict_passed(previous)
         if now != then:
-            flipped["to_pass" if now else "to_fail"].append({"line": result["line"], "old_line": previous["line"], "key": key_new(result)})
-    return {**flipped, "matched": matched, "matched_by": key_new(new[0]).split()[0]}
+            flipped["to_pass" if now else "to_fail"].append({"line": result["line"], "old_line": previous["line"]})
+    return {**flipped, "matched": matched, "matched_by": matched_by}
