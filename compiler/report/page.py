@@ -163,8 +163,10 @@ def task_rows(results: list[dict]) -> list[dict]:
 
 
 def page_data(run: Run, baseline: Run | None = None) -> dict:
-    data = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results), "tasks": task_rows(run.results),
-            "has_texts": bool(run.texts),
+    """Everything the page shows, as JSON-able data: the summary and per-task table, every answer's view, and the
+    comparison with the baseline when there is one."""
+    data = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
+            "tasks": task_rows(run.results), "has_texts": bool(run.texts),
             "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}
     if baseline is not None:
         data["baseline"] = {"name": baseline.name, "changes": rate_changes(data["summary"], summarize(baseline.results)),
