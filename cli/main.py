@@ -88,7 +88,7 @@ def main(debug):
 
 def format_option(command: str):
     return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
-                        help="text: for people. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
+                        help="text: for people. full: each diagnostic with its source line and carets under it. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
                              "junit: JUnit XML. github: GitHub Actions annotations.")
 
 
@@ -355,6 +355,10 @@ def progress_bar():
 
         yield advance
 
+
+from kite.cli.report import report_command  # noqa: E402 (its own module, to keep merges easy)
+
+main.add_command(report_command(guarded))
 
 if __name__ == "__main__":
     main()
