@@ -297,5 +297,8 @@ def progress_bar():
         yield advance
 
 
+from kite.cli.tasks import tasks  # noqa: E402  (below main: cli/tasks.py uses main's helpers)
+main.add_command(tasks)
+
 if __name__ == "__main__":
     main()

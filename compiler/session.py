@@ -183,9 +183,10 @@ class Session:
     def _too_slow(self, unit: Unit, program) -> Diagnostic:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
-    def test(self, unit: Unit, hidden: Collection[str] | None = None) -> TestReport:
+    def test(self, unit: Unit, hidden: Collection[str] | None = None, timeout_seconds: float | None = None) -> TestReport:
         """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
-        their tests decide and the rest are reported apart."""
+        their tests decide and the rest are reported apart. `timeout_seconds` (a task's time limit) replaces the
+        session's limit for each test of this unit."""
         analysis = self.analyze(unit)
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
@@ -203,13 +204,14 @@ class Session:
         if compiled.image is None:
             outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
         else:
-            outcomes = self.run_image(compiled.image, deciding + own)
-        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits,
+            outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds)
+        limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]))
 
-    def run_image(self, image: bytes, cases: list[TestCase]) -> list[TestOutcome]:
+    def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None) -> list[TestOutcome]:
         """Run compiled tests (a Kite answer's, or a raw assembly's) in one fresh process."""
-        results = run_answer(self.pool, image, [TestRequest(case.type_name, case.method) for case in cases])
+        results = run_answer(self.pool, image, [TestRequest(case.type_name, case.method) for case in cases], timeout_seconds)
         return [
             TestOutcome(case, raw.status, raw.message, raw.seconds, raw.output, raw.truncated, raw.tampered)
             for case, raw in zip(cases, results)
