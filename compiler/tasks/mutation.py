@@ -95,7 +95,7 @@ class _Runner:
 
     def run(self, text: str, tests):
         unit = Unit(SourceFile(self.task.solution.path, text), tests)
-        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit)
+        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit, layers="compile")
 
     def observed(self, text: str):
         report = self.run(text, self.observing)
