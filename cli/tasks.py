@@ -7,7 +7,7 @@ import sys
 import click
 
 from kite.cli import emitters
-from kite.cli.main import EXIT_FAILED, EXIT_UNUSABLE, compile_timeout_option, guarded
+from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, compile_timeout_option, guarded
 from kite.display import visible
 
 

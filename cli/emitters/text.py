@@ -133,7 +133,7 @@ def tasks_mutate(measured, min_score) -> str:
         lines.append(f"{visible(task.task_id)}: score {score}{below} ({task.killed} killed of {task.compiled} compiled mutants, "
                      f"{task.count('timeout')} of them by time-out; {task.count('not compiled')} did not compile; "
                      f"{len(task.results)} of {task.made} mutants run)")
-        for status, label in (("survived", "survived"), ("equivalent", "survived, likely equivalent (same values on every test)")):
+        for status, label in (("survived", "survived"), ("equivalent", "survived with the original's values on every test (likely equivalent, or no test input reaches it)")):
             for result in task.results:
                 if result.status == status:
                     mutant = result.mutant
