@@ -163,3 +163,15 @@ def test_the_sample_tasks_pass_check_and_reach_the_minimum_mutation_score():
     assert checked.exit_code == 0, checked.output
     mutated = run_kite(["tasks", "mutate", "--min-score", "0.8", "samples/tasks"], REPO)
     assert mutated.exit_code == 0, mutated.output
+
+
+def test_kite_score_runs_each_answers_hidden_tests_under_its_tasks_time_limit(tmp_path):
+    from kite.scoring.grading import prepare
+
+    make_task(tmp_path, "add", settings='module = "Add"\ntime_limit = 0.5\n')
+    make_task(tmp_path, "default")
+    folder = TaskFolder(str(tmp_path))
+    answer = "```kite\n" + ADD + "```\n"
+    limited, default = (prepare(1, None, answer, folder.task(task_id), "kite", "dotnet", None).request for task_id in ("add", "default"))
+    assert (limited.time_limit, default.time_limit) == (0.5, None)
+    assert limited.key("toolchain") != default.key("toolchain")
