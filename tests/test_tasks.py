@@ -23,7 +23,7 @@ def make_task(root, task_id, solution=ADD, tests=ADD_TESTS, prompt="Write `add(a
     folder = root / task_id
     folder.mkdir(parents=True)
     (folder / "solution.kite").write_text(solution)
-    (folder / "hidden.test.kite").write_text(tests)
+    (folder / "solution.test.kite").write_text(tests)
     if prompt is not None:
         (folder / "prompt.md").write_text(prompt)
     if settings is not None:
@@ -98,9 +98,9 @@ def test_check_passes_a_good_task_and_names_each_problem_of_the_bad_ones(tmp_pat
     assert checks["good"].ok
     messages = {task_id: [f"{p.file}:{p.message}" for p in c.problems] for task_id, c in checks.items()}
     assert any("warning/solution.kite:warning KT002" in m for m in messages["warning"])
-    assert any("other_module/hidden.test.kite:error KT000: this test file is for module 'Sub'" in m for m in messages["other_module"])
+    assert any("other_module/solution.test.kite:error KT000: this test file is for module 'Sub'" in m for m in messages["other_module"])
     assert any("warning KT005" in m and "calls only" in m for m in messages["no_expect"])
-    assert messages["unnamed"] == ["unnamed/prompt.md:never names 'add', which the hidden tests call (unnamed/hidden.test.kite, line 4)"]
+    assert messages["unnamed"] == ["unnamed/prompt.md:never names 'add', which the hidden tests call (unnamed/solution.test.kite, line 4)"]
     assert messages["no_prompt"] == ["no_prompt/prompt.md:no prompt: the task has nothing to ask"]
     assert any("the reference solution fails test 'adds'" in m for m in messages["wrong"])
 
