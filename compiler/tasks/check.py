@@ -79,19 +79,19 @@ def _diagnostics(found):
 
 def _unnamed_in_prompt(task: Task, program: n.Module, tests) -> list[Problem]:
     """The module's functions the hidden tests call, each of which the prompt has to name."""
+    if task.prompt is None:
+        return []  # said already: no prompt
     functions = {item.name for item in program.items if isinstance(item, n.FnDecl)}
     called: dict[str, tuple[str, int]] = {}
     for source, module in zip(task.tests, tests):
-        for item in module.items if module is not None else ():
-            if not isinstance(item, n.TestDecl):
-                continue
-            for statement in n.walk_statements(item.body):
-                for expression in n.statement_expressions(statement):
-                    for node in n.expression_nodes(expression):
-                        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name in functions:
-                            called.setdefault(node.func.name, (source.path, node.line))
-    prompt = task.prompt or ""
+        for item in module.items:
+            if isinstance(item, n.TestDecl):
+                for statement in n.walk_statements(item.body):
+                    for expression in n.statement_expressions(statement):
+                        for node in n.expression_nodes(expression):
+                            if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name in functions:
+                                called.setdefault(node.func.name, (source.path, node.line))
     return [
         Problem(f"{task.id}/{PROMPT}", None, f"never names '{name}', which the hidden tests call ({path}, line {line})")
-        for name, (path, line) in sorted(called.items()) if task.prompt is not None and not re.search(rf"\b{re.escape(name)}\b", prompt)
+        for name, (path, line) in sorted(called.items()) if not re.search(rf"\b{re.escape(name)}\b", task.prompt)
     ]

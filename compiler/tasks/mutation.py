@@ -93,16 +93,17 @@ class _Runner:
         self.observing = tuple(SourceFile(test.path, observing_text(test.text)) for test in task.tests)
         self._original_observed = None
 
-    def run(self, text: str, tests):
+    def run(self, text: str, tests, stop_at_failure: bool = False):
         unit = Unit(SourceFile(self.task.solution.path, text), tests)
-        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit, layers="compile")
+        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit, layers="compile",
+                                 stop_at_failure=stop_at_failure)
 
     def observed(self, text: str):
         report = self.run(text, self.observing)
         return [(o.case.name, o.status, o.message, o.output) for o in report.outcomes]
 
     def judge(self, mutant: Mutant) -> MutantResult:
-        report = self.run(mutant.text, self.task.tests)
+        report = self.run(mutant.text, self.task.tests, stop_at_failure=True)
         if not report.compiled:
             return MutantResult(mutant, "not compiled")
         told = next((outcome for outcome in report.outcomes if outcome.status != "pass"), None)

@@ -367,14 +367,21 @@ class ProcessPool:
             self.idle.popleft().kill()
 
 
-def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest], timeout_seconds: float | None = None) -> list[RawResult]:
+NOT_RUN_AFTER_FAILURE = "not run: an earlier test already failed"
+
+
+def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest], timeout_seconds: float | None = None,
+               stop_at_failure: bool = False) -> list[RawResult]:
     """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process. Each test runs for
-    the pool's limit, or `timeout_seconds` (a task's own time limit)."""
+    the pool's limit, or `timeout_seconds` (a task's own time limit). With `stop_at_failure` (a mutant: one failure
+    decides it), the tests left when a process ends on a failure are not run."""
     limits = pool.limits
     budget_end: float | None = None  # the budget starts when the first process is ready, so booting is never charged
     results: list[RawResult] = []
     while len(results) < len(tests):
         left = len(tests) - len(results)
+        if stop_at_failure and any(result.status != "pass" for result in results):
+            return results + [RawResult("fail", NOT_RUN_AFTER_FAILURE)] * left
         if results and results[-1].tampered:
             return results + [RawResult("crash", f"not run: {TAMPERED}")] * left
         if budget_end is not None and time.monotonic() >= budget_end:
