@@ -81,6 +81,9 @@ def test_the_reader_gives_prompt_solution_time_limit_and_tags_and_refuses_a_bad_
     make_task(tmp_path, "slow", settings='time_limit = "long"\n')
     result = run_kite(["tasks", "check", str(tmp_path)], tmp_path)
     assert result.exit_code == 2 and "slow/task.toml: time_limit must be seconds" in result.output
+    for command in ("check", "mutate"):
+        missing = run_kite(["tasks", command, str(tmp_path / "nowhere")], tmp_path)
+        assert (missing.exit_code, missing.output) == (2, f"kite: error: {tmp_path / 'nowhere'}: no such tasks folder\n")
 
 
 # ---- check
