@@ -1,4 +1,4 @@
-"""What every `kite` command shares: the exit codes, one line instead of a traceback, the compile time limit."""
+"""What every `kite` command shares: the exit codes, one line instead of a traceback, the time limits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import click
 
 from kite.errors import ToolchainError, UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.testing.worker import Limits
 
+timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0.1, max=600), default=Limits.timeout_seconds, show_default=True,
+    help="Seconds each test may run.")
+budget_option = click.option(
+    "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
+    help="Seconds all of an answer's tests may run together.")
 compile_timeout_option = click.option(
     "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",

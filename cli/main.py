@@ -13,7 +13,7 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, compile_timeout_option, guarded
+from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
 from kite.cli.tasks import tasks
 from kite.display import visible
 from kite.errors import NoTests, UnusableInput
@@ -160,9 +160,8 @@ def build(program, output, compile_timeout):
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
                    "given, only these tests decide; the program's own tests are run and reported apart.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
-@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
-              help="Seconds all of an answer's tests may run together.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
@@ -223,12 +222,14 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
 @format_option("score")
+@compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, no_sandbox, output_format):
+          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
     a summary beside it, and print the rates.
 
@@ -239,13 +240,64 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout),
+        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+                                                 compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:
         summary = score_run(options, progress)
     click.echo(emitters.emitter(output_format).score(summary))
     faults = [u for u in summary["ungradable"]["answers"] if u["kind"] == "grader fault"]
     sys.exit(EXIT_INTERNAL if faults else 0)
+
+
+# The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
+context_option = click.option(
+    "--context", type=click.Choice(["expression", "statement", "item", "module"]),
+    help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
+
+
+@main.command()
+@click.argument("pattern")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@context_option
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
+              help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
+@guarded
+def find(pattern, paths, context, output_format):
+    """Find code shaped like PATTERN in Kite files or folders (*.kite, recursively).
+
+    PATTERN is Kite with metavariables: $X matches one node (the same code wherever $X is repeated), $$$ARGS a run of
+    nodes, $_ any node. Strings and comments never match. Exit 0 when something matched, 1 when nothing did, 2 for an
+    unusable pattern or file (the other files are still searched)."""
+    from kite.cli.find import run_find
+
+    sys.exit(run_find(pattern, list(paths), context, output_format))
+
+
+@main.command()
+@click.argument("pattern", required=False)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
+@click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+              help="Where the plan is written.")
+@click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
+              help="Write the files of this plan: all of them, or none when any changed since it was made.")
+@click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
+@context_option
+@guarded
+def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, context):
+    """Prepare a structural rewrite: `kite rewrite PATTERN --to TEMPLATE PATH...` prints the diff and writes only the
+    plan. Then `kite rewrite --apply PLAN [--check]` writes every file of it, or none.
+
+    Exit 0 when a plan was made or applied, 1 when nothing matched or the plan was refused (nothing written), 2 for
+    unusable input."""
+    from kite.cli.find import run_apply, run_prepare
+
+    if apply_plan:
+        if pattern or paths or template:
+            raise UnusableInput("--apply PLAN takes no pattern, paths or --to: the plan holds them")
+        sys.exit(run_apply(apply_plan, check_result))
+    sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
 
 
 @contextlib.contextmanager

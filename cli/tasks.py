@@ -7,17 +7,13 @@ import sys
 import click
 
 from kite.cli import emitters
-from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, compile_timeout_option, guarded
+from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
 from kite.display import visible
 
 
 def tasks_format_option(command: str):
     return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text",
                         show_default=True, help="text: for people. json: one document for scripts (docs/tasks.md).")
-
-
-timeout_option = click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True,
-                              help="Seconds each test may run, for tasks whose task.toml sets no time_limit.")
 
 
 @click.group()
@@ -29,7 +25,7 @@ def tasks():
 @tasks.command()
 @click.argument("tasks_dir", type=click.Path())
 @tasks_format_option("tasks_check")
-@timeout_option
+@timeout_option  # a task's task.toml time_limit wins
 @compile_timeout_option
 @guarded
 def check(tasks_dir, output_format, timeout, compile_timeout):
@@ -56,8 +52,7 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
 @click.option("--max-mutants", type=click.IntRange(min=1), default=24, show_default=True,
               help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Chooses the sample of mutants.")
-@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=10.0, show_default=True,
-              help="Seconds all the tests of one mutant may run together; past it the mutant counts as killed by time-out.")
+@budget_option
 @tasks_format_option("tasks_mutate")
 @timeout_option
 @compile_timeout_option

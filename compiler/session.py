@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import shutil
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
@@ -78,6 +79,9 @@ class Session:
     def __post_init__(self) -> None:
         self._scratch: Path | None = None
         self._pool: ProcessPool | None = None
+        # Its methods may run on several threads at once (answers in flight, a server's requests): the compile
+        # child and the process pool serialize what must be serialized; this guards what is built on first use.
+        self._lock = threading.Lock()
 
     def __enter__(self) -> "Session":
         return self
@@ -86,12 +90,13 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
 
     # ---- the expensive parts, each built on first use
 
@@ -119,24 +124,36 @@ class Session:
     @property
     def pool(self) -> ProcessPool:
         """The test host, compiled once; its folder is bound read-only into every sandbox."""
-        if self._pool is None:
-            from kite.dotnet.runtime import write_runtime_config
-            from kite.dotnet.stdlib import stdlib_text_of
+        with self._lock:
+            if self._pool is None:
+                self._pool = self._open_pool()
+            return self._pool
 
-            sandbox = self.sandbox  # refuses before any work when it cannot hold
-            self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
-            host_dir = readable_folder(self._scratch / "host")
+    def _open_pool(self) -> ProcessPool:
+        from kite.dotnet.own_images import own_image
+        from kite.dotnet.runtime import write_runtime_config
+        from kite.dotnet.stdlib import stdlib_text_of
+
+        sandbox = self.sandbox  # refuses before any work when it cannot hold
+        self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
+        host_dir = readable_folder(self._scratch / "host")
+        host_source = stdlib_text_of(HOST_SOURCE)
+
+        def compile_host() -> bytes:
             # In the compile process, which is warm already: this process never has to start .NET for `kite test`.
-            image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, stdlib_text_of(HOST_SOURCE))], True, OWN_CODE_SECONDS)
+            image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, host_source)], True, OWN_CODE_SECONDS)
             if image is None:
                 raise ToolchainError(f"Kite's {HOST_SOURCE} does not compile: {found[0].render() if found else 'no diagnostics'}")
-            (host_dir / "KiteTestHost.dll").write_bytes(image)
-            write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-            (host_dir / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
-            for written in host_dir.iterdir():
-                written.chmod(0o644)
-            self._pool = ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
-        return self._pool
+            return image
+
+        stdlib_image = self.compiler.stdlib_image()
+        # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
+        (host_dir / "KiteTestHost.dll").write_bytes(own_image("KiteTestHost", [host_source, stdlib_image.hex()], compile_host))
+        write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
+        (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
+        for written in host_dir.iterdir():
+            written.chmod(0o644)
+        return ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
 
     # ---- the stages
 

@@ -78,6 +78,24 @@ def prose(report) -> str:
     return json.dumps(document, indent=2)
 
 
+def _span_json(span) -> dict:
+    line, column, end_line, end_column = span
+    return {"line": line, "column": column, "end_line": end_line, "end_column": end_column}
+
+
+def find(pattern, searched) -> str:
+    """Each match with its range (end column just past the last character) and what each metavariable bound."""
+    matches = [
+        {"file": file.path, **_span_json(found.span), "text": found.text,
+         "bindings": {name: {"text": bound.text, **(_span_json(bound.span) if bound.span else {})} for name, bound in found.bindings.items()}}
+        for file in searched for found in file.found
+    ]
+    document = {"pattern": pattern.text, "context": pattern.context, "count": len(matches),
+                "files_searched": sum(file.problem is None for file in searched),
+                "problems": [file.problem for file in searched if file.problem], "matches": matches}
+    return json.dumps(document, indent=2)
+
+
 def _problem_json(problem) -> dict:
     return {"file": problem.file, "line": problem.line, "message": problem.message}
 

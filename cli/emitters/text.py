@@ -106,6 +106,36 @@ def prose(report) -> str:
     return "\n".join(lines)
 
 
+def _match_line(path: str, found) -> str:
+    """`file(line,col)-(line,col): text`; a match over several lines shows its first, then `...`."""
+    line, column, end_line, end_column = found.span
+    first, *rest = found.text.split("\n")
+    return f"{visible(path)}({line},{column})-({end_line},{end_column}): {visible(first)}{' ...' if rest else ''}"
+
+
+def find(pattern, searched) -> str:
+    from kite.search.pattern import described  # here: the parser loads only for a command that needs it
+
+    lines = [_match_line(file.path, found) for file in searched for found in file.found]
+    count = len(lines)
+    files = sum(bool(file.found) for file in searched)
+    lines.append(f"{count} match{'es' if count != 1 else ''} in {files} file{'s' if files != 1 else ''} "
+                 f"({sum(file.problem is None for file in searched)} searched, pattern read as {described(pattern.context)})")
+    return "\n".join(lines)
+
+
+def rewrite_plan(plan, plan_path: str) -> str:
+    """The unified diff (each line shown safe: the files are answers), then what the plan holds and how to apply it."""
+    diff = "".join(visible(line) + "\n" for file in plan.files for line in file.diff.split("\n")[:-1])
+    if plan.problems:
+        return f"{diff}no plan written: {len(plan.problems)} file{'s' if len(plan.problems) != 1 else ''} could not be searched\n"
+    if not plan.files:
+        return "nothing matched: no plan written\n"
+    files = len(plan.files)
+    return (f"{diff}{plan.matches} match{'es' if plan.matches != 1 else ''} in {files} file{'s' if files != 1 else ''}; "
+            f"nothing written. Plan: {plan_path}\napply it with: kite rewrite --apply {plan_path} --check\n")
+
+
 def _problem_line(problem) -> str:
     where = visible(problem.file) + (f"({problem.line})" if problem.line is not None else "")
     return f"{where}: {visible(problem.message)}"

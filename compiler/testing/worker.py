@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from kite.display import well_formed
 from kite.errors import ToolchainError
+from kite.spawn import spawn
 from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
@@ -129,7 +131,7 @@ class TestProcess:
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         try:
-            self.process = subprocess.Popen(
+            self.process = spawn(
                 sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20, filter_fd),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
                 start_new_session=True, preexec_fn=apply_limits, pass_fds=() if filter_fd is None else (filter_fd,),
@@ -343,28 +345,33 @@ class ProcessPool:
         self.limits = limits
         self.ahead = ahead
         self.idle: deque[TestProcess] = deque()
-        self.started = 0  # how many processes: a benchmark number
+        self.started = 0  # how many processes were started (the ones kept ahead too): a benchmark number
+        self.taken = 0  # how many answers' runs took one
+        self._lock = threading.Lock()  # answers in flight on several threads each take their own process
 
     def _start(self) -> TestProcess:
         self.started += 1
         return TestProcess(self.sandbox, self.host_dir, self.limits)
 
     def take(self) -> TestProcess:
-        process = None
-        while self.idle and process is None:
-            candidate = self.idle.popleft()
-            if candidate.alive:
-                process = candidate
-            else:
-                candidate.kill()
-        process = process or self._start()
-        while len(self.idle) < self.ahead:
-            self.idle.append(self._start())
-        return process
+        with self._lock:
+            process = None
+            while self.idle and process is None:
+                candidate = self.idle.popleft()
+                if candidate.alive:
+                    process = candidate
+                else:
+                    candidate.kill()
+            process = process or self._start()
+            self.taken += 1
+            while len(self.idle) < self.ahead:
+                self.idle.append(self._start())
+            return process
 
     def close(self) -> None:
-        while self.idle:
-            self.idle.popleft().kill()
+        with self._lock:
+            while self.idle:
+                self.idle.popleft().kill()
 
 
 NOT_RUN_AFTER_FAILURE = "not run: an earlier test already failed"
