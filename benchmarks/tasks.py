@@ -40,7 +40,7 @@ def loop_of_processes(root: str, count: int) -> float:
     chosen = []
     for task_id in folder.task_ids():
         task = folder.task(task_id)
-        found = mutants(task.solution.text, read_syntax(task.solution).module)
+        found = mutants(task.solution.text, read_syntax(task.solution))
         chosen += [(task, mutant) for mutant in sample(found, DEFAULT_MAX_MUTANTS, f"0:{task_id}")]
     step = max(1, len(chosen) // count)
     picked = chosen[::step][:count]

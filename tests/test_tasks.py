@@ -38,7 +38,7 @@ def session():
 
 
 def kinds_and_texts(text):
-    return [(m.kind, m.description, m.text) for m in mutants(text, read_syntax(SourceFile("s.kite", text)).module)]
+    return [(m.kind, m.description, m.text) for m in mutants(text, read_syntax(SourceFile("s.kite", text)))]
 
 
 # ---- mutants (no .NET)
@@ -64,7 +64,7 @@ def test_every_kind_of_mutant_is_made_and_each_is_distinct():
 
 def test_a_sample_is_bounded_seeded_and_in_source_order():
     text = (REPO / "samples/tasks/binary_search/solution.kite").read_text()
-    found = mutants(text, read_syntax(SourceFile("s.kite", text)).module)
+    found = mutants(text, read_syntax(SourceFile("s.kite", text)))
     first, again, other = sample(found, 10, "0:t"), sample(found, 10, "0:t"), sample(found, 10, "1:t")
     assert len(first) == 10 and first == again and first != other
     assert [found.index(m) for m in first] == sorted(found.index(m) for m in first)

@@ -354,16 +354,11 @@ setattr(KiteTransformer, "lambda", KiteTransformer.lambda_)
 CODE_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')
 
 
-def comment_start(line: str) -> int:
-    """Where the line's comment starts (a `#` outside any literal), or its length when it has none."""
+def _without_comment(line: str) -> str:
     for match in CODE_OR_COMMENT.finditer(line):
         if match.group() == "#":
-            return match.start()
-    return len(line)
-
-
-def _without_comment(line: str) -> str:
-    return line[: comment_start(line)].strip()
+            return line[: match.start()].strip()
+    return line.strip()
 
 
 def _expect_source(text: str, start: int) -> str:

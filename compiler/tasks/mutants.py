@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from kite.syntax import nodes as n
+from kite.syntax.frontend import SyntaxResult
 from kite.tasks.positions import Positions, Span, edited
 
 ARITHMETIC = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"}
@@ -32,11 +33,11 @@ class Mutant:
     text: str  # the whole mutated program
 
 
-def mutants(text: str, module: n.Module) -> list[Mutant]:
-    """Every mutant of the module's functions and constants, in source order, each distinct from the original and
-    from each other."""
-    maker = _Maker(text)
-    for item in module.items:
+def mutants(text: str, syntax: SyntaxResult) -> list[Mutant]:
+    """Every mutant of the module's functions and constants (`syntax` is the text read by the front end), in source
+    order, each distinct from the original and from each other."""
+    maker = _Maker(text, syntax)
+    for item in syntax.module.items:
         if isinstance(item, n.Let):
             maker.expression(item.value)
         elif isinstance(item, n.FnDecl):
@@ -62,9 +63,9 @@ def sample(found: list[Mutant], limit: int, seed: str) -> list[Mutant]:
 
 
 class _Maker:
-    def __init__(self, text: str):
+    def __init__(self, text: str, syntax: SyntaxResult):
         self.text = text
-        self.positions = Positions(text)
+        self.positions = Positions(text, syntax)
         self.made: list[tuple[int, int, Mutant]] = []  # (offset, kind order, mutant)
 
     def add(self, kind: str, span: Span | None, replacement: str, description: str) -> None:
@@ -77,35 +78,35 @@ class _Maker:
     def statement(self, statement, returns: n.TypeRef | None) -> None:
         where = self.positions
         if isinstance(statement, REMOVABLE):
-            span = where.statement(statement.line)
-            self.add("removal", span, "pass", f"'{self.text[span.start:span.end]}' removed")
+            span = where.span(statement)
+            if span is not None:
+                self.add("removal", span, "pass", f"'{self.text[span.start:span.end]}' removed")
         if isinstance(statement, n.Assign) and statement.op in ASSIGNMENT:
-            self.swap("arithmetic", where.operator_before(statement.value, statement.op), statement.op, ASSIGNMENT[statement.op])
+            self.swap("arithmetic", where.operator(statement), statement.op, ASSIGNMENT[statement.op])
         if isinstance(statement, n.If):
-            for index, (condition, _) in enumerate(statement.branches):
-                keyword = "if" if index == 0 else "elif"
-                self.negate(where.header_condition(statement.line if index == 0 else condition.line, keyword))
+            for condition, _ in statement.branches:
+                self.negate(where.span(condition))
         if isinstance(statement, n.While):
-            self.negate(where.header_condition(statement.line, "while"))
+            self.negate(where.span(statement.condition))
         if isinstance(statement, n.Return) and returns is not None and not isinstance(statement.value, (n.Literal, type(None))):
             replacement = "none" if returns.nullable else RETURN_REPLACEMENTS.get(returns.name)
-            span = where.statement(statement.line)
-            value = self.text[span.start:span.end].removeprefix("return").strip()
-            if replacement is not None and value != replacement:
-                self.add("return", span, f"return {replacement.format(value=value)}", f"returns {replacement.format(value='...')} instead")
+            span = where.span(statement.value)
+            if replacement is not None and span is not None:
+                value = self.text[span.start:span.end]
+                self.add("return", span, replacement.format(value=value), f"returns {replacement.format(value='...')} instead")
 
     def expression(self, root) -> None:
         where = self.positions
         for node in n.expression_nodes(root):
             if isinstance(node, n.Binary):
-                span = where.operator_before(node.right, node.op)
+                span = where.operator(node)
                 for kind, table in (("arithmetic", ARITHMETIC), ("comparison", COMPARISON), ("boundary", BOUNDARY), ("logical", LOGICAL)):
                     if node.op in table:
                         self.swap(kind, span, node.op, table[node.op])
             elif isinstance(node, n.Unary) and node.op == "not":
-                span = where.keyword(node, "not")
-                if span is not None:
-                    self.add("negation", Span(span.start, where.start(node.operand)), "", "'not' removed")
+                whole, operand = where.span(node), where.span(node.operand)
+                if whole is not None and operand is not None:
+                    self.add("negation", Span(whole.start, operand.start), "", "'not' removed")
             elif isinstance(node, n.Literal):
                 self.literal(node)
 
@@ -118,7 +119,7 @@ class _Maker:
             self.add("negation", span, f"not ({condition})", f"condition '{condition}' negated")
 
     def literal(self, node: n.Literal) -> None:
-        span = self.positions.literal(node)
+        span = self.positions.span(node)
         if node.kind == "int":
             value = int(node.text.replace("_", ""))
             for changed in (value + 1, value - 1):

@@ -80,7 +80,7 @@ def mutate_task(session, folder: TaskFolder, task_id: str, max_mutants: int, see
     original = runner.run(task.solution.text, task.tests)
     if not original.passes:
         return TaskMutation(task_id, problem="the reference solution does not pass its hidden tests (kite tasks check says why)")
-    found = mutants(task.solution.text, syntax.module)
+    found = mutants(task.solution.text, syntax)
     chosen = sample(found, max_mutants, f"{seed}:{task_id}")
     return TaskMutation(task_id, len(found), tuple(runner.judge(mutant) for mutant in chosen))
 
@@ -127,28 +127,19 @@ def observing_text(text: str) -> str:
     syntax = read_syntax(SourceFile("observed.test.kite", text))
     if syntax.module is None:
         return text
-    positions = Positions(text)
+    positions = Positions(text, syntax)
     insertions: list[tuple[int, str]] = []
     for item in syntax.module.items:
-        if not isinstance(item, n.TestDecl):
-            continue
-        for statement in n.walk_statements(item.body):
-            if isinstance(statement, n.Expect):
-                span = positions.statement(statement.line)
-                indent = " " * (statement.column - 1)
-                shown = "".join(f"print({value})\n{indent}" for value in _observed_values(positions, statement, span))
-                insertions.append((span.start, shown))
+        if isinstance(item, n.TestDecl):
+            for statement in n.walk_statements(item.body):
+                span = positions.span(statement) if isinstance(statement, n.Expect) else None
+                if span is not None:
+                    expression = statement.expr
+                    sides = (expression.left, expression.right) if isinstance(expression, n.Binary) and expression.op in COMPARISON else (expression,)
+                    values = [positions.span(side) for side in sides]
+                    if all(values):
+                        indent = " " * (statement.column - 1)
+                        insertions.append((span.start, "".join(f"print({text[v.start:v.end]})\n{indent}" for v in values)))
     for start, shown in sorted(insertions, reverse=True):
         text = edited(text, Span(start, start), shown)
     return text
-
-
-def _observed_values(positions: Positions, statement: n.Expect, span: Span) -> list[str]:
-    expression = statement.expr
-    start = span.start + len("expect")
-    whole = positions.text[start:span.end].strip()
-    if isinstance(expression, n.Binary) and expression.op in COMPARISON:
-        operator = positions.operator_before(expression.right, expression.op)
-        if operator is not None and start < operator.start < span.end:
-            return [positions.text[start:operator.start].strip(), positions.text[operator.end:span.end].strip()]
-    return [whole]
