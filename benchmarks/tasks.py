@@ -22,7 +22,8 @@ from kite.scoring.tasks import TaskFolder
 from kite.session import Session
 from kite.syntax.frontend import read_syntax
 from kite.tasks.mutants import mutants, sample
-from kite.tasks.mutation import DEFAULT_MAX_MUTANTS, mutate_tasks
+from kite.tasks import DEFAULT_MAX_MUTANTS
+from kite.tasks.mutation import mutate_tasks
 
 
 def in_one_session(root: str) -> tuple[int, float]:

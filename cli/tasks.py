@@ -9,6 +9,7 @@ import click
 from kite.cli import emitters
 from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
 from kite.display import visible
+from kite.tasks import DEFAULT_MAX_MUTANTS
 
 
 def tasks_format_option(command: str):
@@ -49,7 +50,7 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
 @tasks.command()
 @click.argument("tasks_dir", type=click.Path())
 @click.option("--min-score", type=click.FloatRange(min=0, max=1), help="Fail (exit 1) when a task's mutation score is below this.")
-@click.option("--max-mutants", type=click.IntRange(min=1), default=24, show_default=True,
+@click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
               help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Chooses the sample of mutants.")
 @budget_option

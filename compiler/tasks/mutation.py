@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
+from kite.tasks import DEFAULT_MAX_MUTANTS
 from kite.source import SourceFile
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
 from kite.tasks.mutants import COMPARISON, Mutant, mutants, sample
 from kite.tasks.positions import Positions, Span, edited
 
-DEFAULT_MAX_MUTANTS = 24
 KILLED = ("killed", "timeout")  # a time-out kills a mutant too: it did not give the original's answers in time
 
 
