@@ -5,7 +5,6 @@ Exit codes: 0 fine, 1 the code failed, 2 unusable input or toolchain, 3 a bug in
 from __future__ import annotations
 
 import contextlib
-import functools
 import platform
 import sys
 
@@ -14,46 +13,12 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
+from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.cli.report import report
+from kite.cli.tasks import tasks
 from kite.display import visible
-from kite.errors import NoTests, ToolchainError, UnusableInput
-from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.errors import NoTests, UnusableInput
 from kite.session import internal_errors
-from kite.testing.worker import Limits
-
-timeout_option = click.option(
-    "--timeout", type=click.FloatRange(min=0.1, max=600), default=Limits.timeout_seconds, show_default=True,
-    help="Seconds each test may run.")
-budget_option = click.option(
-    "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
-    help="Seconds all of an answer's tests may run together.")
-compile_timeout_option = click.option(
-    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
-    help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
-)
-
-EXIT_FAILED = 1
-EXIT_UNUSABLE = 2
-EXIT_INTERNAL = 3
-
-
-def guarded(command):
-    """One line, never a traceback: unusable input and toolchain problems exit 2."""
-
-    @functools.wraps(command)
-    def run(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except (UnusableInput, ToolchainError) as error:
-            click.echo(f"kite: error: {error}", err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except KeyboardInterrupt:
-            click.echo("kite: interrupted", err=True)
-            sys.exit(130)
-        except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
-            click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
-            sys.exit(EXIT_INTERNAL)
-
-    return run
 
 
 def version_lines() -> list[str]:
@@ -356,9 +321,8 @@ def progress_bar():
         yield advance
 
 
-from kite.cli.report import report_command  # noqa: E402 (its own module, to keep merges easy)
-
-main.add_command(report_command(guarded))
+main.add_command(report)
+main.add_command(tasks)
 
 if __name__ == "__main__":
     main()

@@ -31,7 +31,7 @@ from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
-LAYERS = ("kite", "all")
+LAYERS = ("kite", "compile", "all")  # compile: Kite's layer and C# generated for emit, no analyzers (mutants)
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
 
@@ -170,6 +170,8 @@ class Session:
             skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
+        if layers == "compile":  # whether it compiles is all that is asked: emit says so without the analyzers' pass
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, generated)
         try:
             csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
         except CompileTimeout:
@@ -200,10 +202,13 @@ class Session:
     def _too_slow(self, unit: Unit, program) -> Diagnostic:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
-    def test(self, unit: Unit, hidden: Collection[str] | None = None) -> TestReport:
+    def test(self, unit: Unit, hidden: Collection[str] | None = None, timeout_seconds: float | None = None,
+             layers: str = "all", stop_at_failure: bool = False) -> TestReport:
         """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
-        their tests decide and the rest are reported apart."""
-        analysis = self.analyze(unit)
+        their tests decide and the rest are reported apart. `timeout_seconds` (a task's time limit) replaces the
+        session's limit for each test of this unit; layers="compile" skips the analyzers; `stop_at_failure` leaves
+        the tests after a time-out or crash that follows a failure unrun (a mutant: one failure decides it)."""
+        analysis = self.analyze(unit, layers)
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
@@ -220,13 +225,16 @@ class Session:
         if compiled.image is None:
             outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
         else:
-            outcomes = self.run_image(compiled.image, deciding + own)
-        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits,
+            outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
+        limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]))
 
-    def run_image(self, image: bytes, cases: list[TestCase]) -> list[TestOutcome]:
+    def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
+                  stop_at_failure: bool = False) -> list[TestOutcome]:
         """Run compiled tests (a Kite answer's, or a raw assembly's) in one fresh process."""
-        results = run_answer(self.pool, image, [TestRequest(case.type_name, case.method) for case in cases])
+        requests = [TestRequest(case.type_name, case.method) for case in cases]
+        results = run_answer(self.pool, image, requests, timeout_seconds, stop_at_failure)
         return [
             TestOutcome(case, raw.status, raw.message, raw.seconds, raw.output, raw.truncated, raw.tampered)
             for case, raw in zip(cases, results)

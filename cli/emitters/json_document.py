@@ -94,3 +94,35 @@ def find(pattern, searched) -> str:
                 "files_searched": sum(file.problem is None for file in searched),
                 "problems": [file.problem for file in searched if file.problem], "matches": matches}
     return json.dumps(document, indent=2)
+
+
+def _problem_json(problem) -> dict:
+    return {"file": problem.file, "line": problem.line, "message": problem.message}
+
+
+def tasks_check(checks) -> str:
+    document = {
+        "tasks": [{"task": c.task_id, "ok": c.ok, "unusable": c.unusable or None, "problems": [_problem_json(p) for p in c.problems]}
+                  for c in checks],
+        "ok": sum(check.ok for check in checks),
+        "failed": sum(not check.ok for check in checks),
+    }
+    return json.dumps(document, indent=2)
+
+
+def tasks_mutate(measured, min_score) -> str:
+    def mutant_json(result) -> dict:
+        m = result.mutant
+        return {"line": m.line, "kind": m.kind, "description": m.description, "status": result.status,
+                "test": result.test or None, "diff": result.diff or None}
+
+    document = {
+        "min_score": min_score,
+        "tasks": [
+            {"task": t.task_id, "score": t.score, "killed": t.killed, "timed_out": t.count("timeout"), "compiled": t.compiled,
+             "not_compiled": t.count("not compiled"), "survived": t.count("survived"), "likely_equivalent": t.count("equivalent"),
+             "mutants_made": t.made, "problem": t.problem or t.unusable or None, "mutants": [mutant_json(r) for r in t.results]}
+            for t in measured
+        ],
+    }
+    return json.dumps(document, indent=2)

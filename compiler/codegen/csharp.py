@@ -121,21 +121,9 @@ def declared_locals(module: n.Module) -> set[str]:
             for s in n.walk_statements(item.body):
                 if isinstance(s, (n.Let, n.For)):
                     names.add(s.name)
-                for e in _statement_expressions(s):
+                for e in n.statement_expressions(s):
                     names.update(p.name for node in n.expression_nodes(e) if isinstance(node, n.Lambda) for p in node.params)
     return names
-
-
-def _statement_expressions(s):
-    if isinstance(s, n.If):
-        return [condition for condition, _ in s.branches]
-    if isinstance(s, n.While):
-        return [s.condition]
-    if isinstance(s, n.For):
-        return [s.iterable]
-    if isinstance(s, n.Assign):
-        return [s.target, s.value]
-    return [getattr(s, field) for field in ("value", "expr") if getattr(s, field, None) is not None]
 
 
 def module_class(module: n.Module, unit_modules) -> str:

@@ -37,9 +37,11 @@ class CodeRequest:
     text: str  # the program (kite), or the whole answer (other formats)
     tests: tuple[tuple[str, str], ...] = ()  # (path, text) of the hidden tests; none: static layers only
     regex_flavor: str = "dotnet"
+    time_limit: float | None = None  # seconds each hidden test may run (the task's task.toml); None: the session's
 
     def key(self, toolchain: str) -> str:
-        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests], ensure_ascii=False)
+        limit = [] if self.time_limit is None else [self.time_limit]  # keys made before time limits existed stay valid
+        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit], ensure_ascii=False)
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -147,7 +149,7 @@ def judge_kite(session, request: CodeRequest) -> dict:
     verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False, "limits": None}
     if tests:
         try:
-            report = session.test(Unit(program, tests), hidden={test.path for test in tests})
+            report = session.test(Unit(program, tests), hidden={test.path for test in tests}, timeout_seconds=request.time_limit)
         except UnusableInput as error:  # the hidden tests cannot meet this program (another module, no tests)
             verdict["reason"] = str(error)
             check = session.check(Unit(program), "all")
@@ -207,7 +209,7 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
         # Hidden tests of another module cannot meet the program: it is graded on the static layers and fails.
         meets_tests = task is not None and program.module == task.module
         tests = tuple((test.path, test.text) for test in task.tests) if meets_tests else ()
-        request = CodeRequest("kite", program.source, tests)
+        request = CodeRequest("kite", program.source, tests, time_limit=task.time_limit if tests else None)
     return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
 
 

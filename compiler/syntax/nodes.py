@@ -234,6 +234,19 @@ def walk_statements(body):
             yield from walk_statements(statement.body)
 
 
+def statement_expressions(s) -> list:
+    """The expressions a statement holds itself (not those of its nested blocks): a condition, a value, a target."""
+    if isinstance(s, If):
+        return [condition for condition, _ in s.branches]
+    if isinstance(s, While):
+        return [s.condition]
+    if isinstance(s, For):
+        return [s.iterable]
+    if isinstance(s, Assign):
+        return [s.target, s.value]
+    return [getattr(s, field) for field in ("value", "expr") if getattr(s, field, None) is not None]
+
+
 def children(e) -> tuple:
     """The direct sub-expressions of an expression: a lambda's body, an f-string's holes, ..."""
     if isinstance(e, Binary):

@@ -162,7 +162,7 @@ class TestProcess:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)  # rmtree never follows a planted link
 
-    def run(self, image: bytes, tests: list[TestRequest], budget_end: float) -> list[RawResult]:
+    def run(self, image: bytes, tests: list[TestRequest], budget_end: float, timeout_seconds: float) -> list[RawResult]:
         """Results in test order, up to the first that ended the process (a crash, a timeout, a forged line)."""
         key = secrets.token_bytes(32)
         request = [key.hex(), f"{self.limits.output_chars} {self.limits.message_chars}", str(len(tests)),
@@ -181,7 +181,7 @@ class TestProcess:
         results = []
         for index, _ in enumerate(tests):
             test_start = time.monotonic()
-            deadline = min(test_start + self.limits.timeout_seconds, budget_end)
+            deadline = min(test_start + timeout_seconds, budget_end)
             event = channel.next(deadline)
             seconds = time.monotonic() - test_start
             if not isinstance(event, dict) or event.get("event") != "result" or event.get("index") != index:
@@ -374,13 +374,21 @@ class ProcessPool:
                 self.idle.popleft().kill()
 
 
-def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> list[RawResult]:
-    """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process."""
+NOT_RUN_AFTER_FAILURE = "not run: an earlier test already failed"
+
+
+def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest], timeout_seconds: float | None = None,
+               stop_at_failure: bool = False) -> list[RawResult]:
+    """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process. Each test runs for
+    the pool's limit, or `timeout_seconds` (a task's own time limit). With `stop_at_failure` (a mutant: one failure
+    decides it), the tests left when a process ends on a failure are not run."""
     limits = pool.limits
     budget_end: float | None = None  # the budget starts when the first process is ready, so booting is never charged
     results: list[RawResult] = []
     while len(results) < len(tests):
         left = len(tests) - len(results)
+        if stop_at_failure and any(result.status != "pass" for result in results):
+            return results + [RawResult("fail", NOT_RUN_AFTER_FAILURE)] * left
         if results and results[-1].tampered:
             return results + [RawResult("crash", f"not run: {TAMPERED}")] * left
         if budget_end is not None and time.monotonic() >= budget_end:
@@ -390,7 +398,7 @@ def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> lis
             if not process.channel.ready(time.monotonic() + BOOT_SECONDS):
                 raise ToolchainError(f"a test process did not start within {BOOT_SECONDS:g} s{process._stderr_reason()}")
             budget_end = budget_end or time.monotonic() + limits.budget_seconds
-            results += process.run(image, tests[len(results):], budget_end)
+            results += process.run(image, tests[len(results):], budget_end, timeout_seconds or limits.timeout_seconds)
         finally:
             process.kill()
     return results
