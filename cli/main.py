@@ -121,18 +121,32 @@ def exit_code(reports, failed) -> int:
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option("--new-only", is_flag=True, help="Print only the diagnostics that --state has not reported (keyed by file, "
+              "severity, code and message, not position); the exit code still counts them all.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
+              "what the latest check of each file reported (created when missing).")
 @compile_timeout_option
 @guarded
-def check(paths, layer, output_format, strict, compile_timeout):
+def check(paths, layer, output_format, strict, new_only, state_path, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
     from kite.pipeline import find_units
     from kite.session import Session, UnitReport
 
+    if new_only != (state_path is not None):
+        raise UnusableInput("--new-only and --state go together")
+    if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
+        raise UnusableInput(f"--new-only prints text or json, not {output_format}")
+    sources = find_units(list(paths))
     with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, find_units(list(paths)), lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
-    echo_nonempty(emitters.emitter(output_format).check(reports))
+        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+    if new_only:
+        from kite.new_only import new_diagnostics
+
+        echo_nonempty(emitters.emitter(output_format).check_new(reports, new_diagnostics(sources, reports, state_path)))
+    else:
+        echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
     sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
