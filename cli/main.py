@@ -291,6 +291,18 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     sys.exit(EXIT_INTERNAL if faults else 0)
 
 
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default, and the only transport).")
+def lsp(stdio):
+    """Run the Kite language server over stdio, for editors and agents' edit tools (docs/editors.md).
+
+    Kite's own layer follows every change; the C# compiler and analyzers follow after a quiet period or on save, and
+    start only when first needed."""
+    from kite.lsp.server import serve
+
+    serve()
+
+
 @contextlib.contextmanager
 def progress_bar():
     """Rate and time left on stderr when it is a terminal; nothing otherwise."""
