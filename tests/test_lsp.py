@@ -14,8 +14,10 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from kite.lsp.server import RELEASED
+
 SERVER = [sys.executable, "-m", "kite.cli.main", "lsp"]
-WAIT_SECONDS = 120  # the first C# check starts .NET; nothing here waits that long when it works
+WAIT_SECONDS = 60  # the first C# check starts .NET; nothing here waits that long when it works
 FAST = {"kiteDelay": 0.02, "csharpDelay": 0.0, "idleRelease": 600}
 
 BROKEN = """module Fixing
@@ -68,10 +70,12 @@ def recording_client() -> LanguageClient:
 
     client = LanguageClient(converter_factory=default_converter)
     client.published = []
+    client.arrived = asyncio.Event()  # set after each publish is recorded (a notification's waiter may run first)
 
     def publish(client_: LanguageClient, params: types.PublishDiagnosticsParams):
         client_.diagnostics[params.uri] = params.diagnostics
         client_.published.append(params)
+        client_.arrived.set()
 
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish})
     return client
@@ -95,9 +99,9 @@ async def push(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER))
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, client_factory=recording_client))
 async def pull(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(initialize_params(pull=True))
+    await lsp_client.initialize_session(initialize_params(pull=True, options={**FAST, "idleRelease": 1.0}))
     yield
     await lsp_client.shutdown_session()
 
@@ -133,7 +137,8 @@ async def published(client: LanguageClient, uri: str, wanted) -> list[types.Diag
     """The first diagnostics published for `uri` that `wanted` accepts."""
     async def wait():
         while not (uri in client.diagnostics and wanted(client.diagnostics[uri])):
-            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            client.arrived.clear()
+            await client.arrived.wait()
         return client.diagnostics[uri]
     return await asyncio.wait_for(wait(), WAIT_SECONDS)
 
@@ -197,12 +202,22 @@ async def test_pull_client_gets_kite_at_once_and_csharp_after_a_refresh(pull: La
     uri = open_file(pull, folder / "pulled.kite", BROKEN)
     report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
     assert "KT001" in codes(report.items) and not pull.diagnostics  # nothing pushed to a client that pulls
-    async def refreshed():
-        while pull.diagnostic_refresh_count == 0:
-            await asyncio.sleep(0.05)
+    async def refreshed(before=0):
+        while pull.diagnostic_refresh_count == before:
+            await asyncio.sleep(0.05)  # a request, not a notification: nothing to wait on but the count
     await asyncio.wait_for(refreshed(), WAIT_SECONDS)
     report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
     assert codes(report.items) == {"KT001", "CS8602"}
+    # Idle for idleRelease (1 s here): .NET is let go, and comes back for the next change.
+    while not any(m.message.startswith(RELEASED) for m in pull.log_messages):
+        await asyncio.wait_for(pull.wait_for_notification(types.WINDOW_LOG_MESSAGE), WAIT_SECONDS)
+    assert (await pull.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "stopped"
+    refreshes = pull.diagnostic_refresh_count
+    change(pull, uri, 2, BROKEN.replace("let total", "let mut total"))
+    await asyncio.wait_for(refreshed(refreshes), WAIT_SECONDS)
+    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    assert codes(report.items) == {"CS8602"}
+    assert (await pull.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "running"
 
 
 # ---- names

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import traceback
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -26,6 +27,7 @@ from kite.session import Session
 from kite.source import SourceFile, decode
 
 STATUS_COMMAND = "kite.status"
+RELEASED = "kite: the C# compiler process was stopped"
 
 
 @dataclass
@@ -87,10 +89,15 @@ class KiteLanguageServer(LanguageServer):
     async def check_later(self, uri: str, speed: str, delay: float) -> None:
         await asyncio.sleep(delay)
         try:
-            unit = self.unit_of(uri)
+            await self.check_now(uri, speed)
         except UnusableInput as error:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(error)))
-            return
+        except Exception as error:  # a bug in kite: said in the editor's log, and the server goes on
+            traceback.print_exc()
+            self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"kite: internal error: {type(error).__name__}: {error}"))
+
+    async def check_now(self, uri: str, speed: str) -> None:
+        unit = self.unit_of(uri)
         if speed == "kite":
             self.results[unit.program.path] = (unit, self.session.check(unit, layers="kite"))
         else:
@@ -121,7 +128,11 @@ class KiteLanguageServer(LanguageServer):
 
     async def release_when_idle(self) -> None:
         await asyncio.sleep(self.settings.idle_release)
+        if self.session.compiler.process is None:
+            return
         await asyncio.get_running_loop().run_in_executor(self.csharp_thread, self.session.compiler.stop)
+        self.window_log_message(types.LogMessageParams(
+            types.MessageType.Info, f"{RELEASED} after {self.settings.idle_release:g} s idle; it starts again when needed"))
 
     # ---- diagnostics out
 

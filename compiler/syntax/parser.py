@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from importlib import resources
 
 from lark import Lark, Token
@@ -45,16 +46,23 @@ def grammar_text() -> str:
     return (resources.files("kite.grammar") / "kite.lark").read_text()
 
 
-@functools.cache
+_per_thread = threading.local()
+
+
 def lark_parser() -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        postlex=KiteIndenter(),
-        start=["start", "expr"],
-        maybe_placeholders=True,
-        cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
-    )
+    """One per thread: the indenter keeps its state in the parser while it parses, so two threads must never share
+    one (`kite lsp` runs Kite's layer while its C# thread runs the session's front end)."""
+    parser = getattr(_per_thread, "parser", None)
+    if parser is None:
+        parser = _per_thread.parser = Lark(
+            grammar_text(),
+            parser="lalr",
+            postlex=KiteIndenter(),
+            start=["start", "expr"],
+            maybe_placeholders=True,
+            cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
+        )
+    return parser
 
 
 def parse_module(text: str, first_line: int = 1) -> n.Module | None:
