@@ -148,13 +148,20 @@ def type_declaration(item) -> str:
     return f"enum {item.name}\n" + "\n".join(f"    {m.name}" for m in item.members)
 
 
-def hover(parsed: Parsed, line: int, column: int) -> str | None:
-    """Markdown: the Kite type of a name, a function's signature, a type's fields, a stdlib function's signature and doc."""
+def name_at(parsed: Parsed, line: int, column: int) -> tuple[str | None, Binding | None]:
+    """The name under the cursor and the local or constant it means there (None for a function, type or stdlib name)."""
     found = parsed.word_at(line, column)
     if found is None:
-        return None
+        return None, None
     word, start = found
-    binding = parsed.bindings_in_scope(line, start).get(word)
+    return word, parsed.bindings_in_scope(line, start).get(word)
+
+
+def hover(parsed: Parsed, line: int, column: int) -> str | None:
+    """Markdown: the Kite type of a name, a function's signature, a type's fields, a stdlib function's signature and doc."""
+    word, binding = name_at(parsed, line, column)
+    if word is None:
+        return None
     if binding is not None:
         kind = {"mut": "let mut", "param": "parameter", "loop": "for", "lambda": "lambda parameter", "const": "let (constant)"}.get(binding.kind, binding.kind)
         return f"```kite\n{word}: {binding_type(binding)}\n```\n{kind}"
@@ -170,11 +177,7 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
 
 def definition(parsed: Parsed, line: int, column: int) -> Span | None:
     """Where the name under the cursor is declared in this file (its name, not its keyword)."""
-    found = parsed.word_at(line, column)
-    if found is None:
-        return None
-    word, start = found
-    binding = parsed.bindings_in_scope(line, start).get(word)
+    word, binding = name_at(parsed, line, column)
     declared = binding or parsed.functions.get(word) or parsed.types.get(word)
     if declared is None:
         return None
