@@ -24,6 +24,10 @@ compile_timeout_option = click.option(
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
 )
 
+# Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
+no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
+                                help="Run in this process, not through the warm background server (also KITE_NO_SERVER=1).")
+
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3
@@ -126,6 +130,7 @@ def exit_code(reports, failed) -> int:
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
               "what the latest check of each file reported (created when missing).")
 @compile_timeout_option
+@no_server_option
 @guarded
 def check(paths, layer, output_format, strict, new_only, state_path, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
@@ -176,6 +181,7 @@ def prose(path, output_format):
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
+@no_server_option
 @guarded
 def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
@@ -210,6 +216,7 @@ def build(program, output, compile_timeout):
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
 @compile_timeout_option
+@no_server_option
 @guarded
 def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
@@ -303,6 +310,54 @@ def lsp(stdio):
     serve()
 
 
+@main.group()
+def server():
+    """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
+
+
+@server.command()
+@guarded
+def status():
+    """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
+    from kite.warm_server import request, socket_path
+
+    try:
+        found = request({"op": "status"}, timeout=10)
+    except (OSError, ValueError):
+        click.echo(f"no kite server running ({visible(str(socket_path()))})")
+        sys.exit(EXIT_FAILED)
+    click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
+
+
+@server.command()
+@guarded
+def stop():
+    """End this user's server for this kite, if it runs."""
+    from kite.warm_server import request
+
+    try:
+        found = request({"op": "stop"}, timeout=60)
+    except (OSError, ValueError):
+        click.echo("no kite server running")
+        return
+    click.echo(f"kite server stopped (pid {found['pid']})")
+
+
+def entry():
+    """The `kite` executable: check, test and build through the warm server when it can be reached or started."""
+    from kite.warm_server import run_through_server, wanted
+
+    if wanted(sys.argv[1:]):
+        try:
+            code = run_through_server(sys.argv[1:])
+        except KeyboardInterrupt:
+            click.echo("kite: interrupted", err=True)
+            sys.exit(130)
+        if code is not None:
+            sys.exit(code)
+    main()
+
+
 @contextlib.contextmanager
 def progress_bar():
     """Rate and time left on stderr when it is a terminal; nothing otherwise."""
@@ -324,4 +379,4 @@ def progress_bar():
 
 
 if __name__ == "__main__":
-    main()
+    entry()
