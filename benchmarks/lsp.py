@@ -1,7 +1,7 @@
 """`kite lsp`, warm: from a didChange of a 200-line file to its Kite diagnostics and to its C# diagnostics.
 
 Targets (issue 14): Kite <= 150 ms, C# <= 600 ms. The server runs with its default quiet periods (the Kite layer waits
-0.1 s, the C# layers 0.8 s after the last change), so each number includes that wait; the line below also prints
+0.05 s, the C# layers 0.25 s after the last change), so each number includes that wait; the line below also prints
 them with the quiet periods at zero, which is what the layers themselves cost.
 
     .venv/bin/python benchmarks/lsp.py

@@ -34,8 +34,8 @@ RELEASED = "kite: the C# compiler process was stopped"
 class Settings:
     """From the client's initializationOptions (camelCase there)."""
 
-    kite_delay: float = 0.1  # seconds of quiet before Kite's layer runs
-    csharp_delay: float = 0.8  # seconds of quiet before the C# layers run (on save: at once)
+    kite_delay: float = 0.05  # seconds of quiet before Kite's layer runs
+    csharp_delay: float = 0.25  # seconds of quiet before the C# layers run (on save: at once)
     idle_release: float = 300.0  # seconds without a C# check before the compile process is stopped
 
     @classmethod

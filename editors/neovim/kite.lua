@@ -14,7 +14,7 @@ local function kite_client()
       cmd = { vim.g.kite_command or "kite", "lsp" },
       root_dir = vim.fn.getcwd(),
       -- Seconds of quiet before Kite's own layer and the C# layers run; the .NET side is let go after idleRelease.
-      init_options = vim.g.kite_lsp_options or { kiteDelay = 0.1, csharpDelay = 0.8, idleRelease = 300 },
+      init_options = vim.g.kite_lsp_options or { kiteDelay = 0.05, csharpDelay = 0.25, idleRelease = 300 },
     })
   end
   return kite_client_id
