@@ -145,7 +145,7 @@ def serve() -> None:
         path.chmod(0o600)
         listener.listen(16)
         listener.settimeout(IDLE_SECONDS)
-        started = time.time()
+        started, served = time.time(), 0
         while True:
             try:
                 connection, _ = listener.accept()
@@ -159,8 +159,10 @@ def serve() -> None:
                     message = json.loads(requests.readline() or b"{}")
                 if message.get("op") == "run":
                     reply = run_command(message["argv"], message["cwd"], message["env"])
+                    served += 1
                 else:
-                    reply = {"pid": os.getpid(), "socket": str(path), "key": server_key(), "since": started, "idle_exit": IDLE_SECONDS}
+                    reply = {"pid": os.getpid(), "socket": str(path), "key": server_key(), "since": started,
+                             "idle_exit": IDLE_SECONDS, "served": served}
                 with contextlib.suppress(OSError):
                     connection.sendall(json.dumps(reply).encode() + b"\n")
                 if message.get("op") == "stop":

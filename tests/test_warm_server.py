@@ -3,6 +3,7 @@ killed, gone when idle, deaf to other users."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -17,7 +18,24 @@ import pytest
 from conftest import FIXTURES, REPO, run_kite
 
 KITE = [sys.executable, "-m", "kite.cli.main"]
-THROUGH_SERVER = {name: value for name, value in os.environ.items() if name != "KITE_NO_SERVER"}
+
+
+def own_cache_folder() -> Path:
+    """A cache folder of this test process's own, so each pytest worker has its own server; the restored .NET
+    packages are linked in from the real cache (nothing is restored again). Any user may walk into it (the server's
+    own folder in it is still 0700)."""
+    from kite.dotnet.packages import cache_root
+
+    folder = Path(tempfile.mkdtemp(prefix="kite-server-test-"))
+    folder.chmod(0o755)
+    for restored in cache_root().glob("dotnet-*"):
+        (folder / restored.name).symlink_to(restored)
+    return folder
+
+
+OWN_CACHE = own_cache_folder()
+atexit.register(shutil.rmtree, OWN_CACHE, True)  # also when this worker ran none of the tests that use it
+THROUGH_SERVER = {**{name: value for name, value in os.environ.items() if name != "KITE_NO_SERVER"}, "KITE_CACHE_DIR": str(OWN_CACHE)}
 
 
 def kite(args: list[str], env=THROUGH_SERVER, cwd=REPO) -> subprocess.CompletedProcess:
@@ -27,6 +45,13 @@ def kite(args: list[str], env=THROUGH_SERVER, cwd=REPO) -> subprocess.CompletedP
 def server_pid(env=THROUGH_SERVER) -> int | None:
     done = kite(["server", "status"], env=env)
     return int(done.stdout.split(b"pid ")[1].split(b",")[0]) if done.returncode == 0 else None
+
+
+def served_count() -> int:
+    """How many commands the server has run (a command that could not reach it would have run in-process)."""
+    done = subprocess.run([sys.executable, "-c", "from kite.warm_server import request; print(request({'op': 'status'})['served'])"],
+                          env=THROUGH_SERVER, capture_output=True, text=True, timeout=60, check=True)
+    return int(done.stdout)
 
 
 def gone(pid: int, within: float) -> bool:
@@ -58,8 +83,10 @@ CASES = [["check", "samples"], ["test", "samples/word_count.kite"]] + [
 @pytest.mark.parametrize("args", CASES, ids=lambda args: " ".join(args))
 def test_output_is_byte_identical_through_the_server(warm_server, args):
     through = kite(args)
+    served = served_count()
     here = run_kite(args, REPO)
     assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+    assert served_count() == served > 0  # the server ran it (and the in-process run did not go there)
 
 
 def test_a_killed_server_is_replaced_and_no_server_stays_in_process(warm_server):
@@ -78,10 +105,8 @@ def test_a_killed_server_is_replaced_and_no_server_stays_in_process(warm_server)
 
 @pytest.fixture
 def own_cache():
-    """A cache folder of its own that any user may walk into (the server's own folder in it is still 0700); its
-    server is stopped at the end whatever happened."""
-    folder = Path(tempfile.mkdtemp(prefix="kite-server-test-"))
-    folder.chmod(0o755)
+    """A cache folder (and so a server) for one test; its server is stopped at the end whatever happened."""
+    folder = own_cache_folder()
     yield folder
     kite(["server", "stop"], env={**THROUGH_SERVER, "KITE_CACHE_DIR": str(folder)})
     shutil.rmtree(folder, ignore_errors=True)
@@ -116,3 +141,22 @@ def test_another_user_gets_no_answer(own_cache):
                            capture_output=True, text=True, timeout=60)
     assert other.stdout.strip() == "no answer", other.stderr
     assert server_pid(env) == pid  # its own user still gets answers
+
+
+def test_build_through_the_server_writes_the_same_assembly_line(warm_server, tmp_path):
+    through = kite(["build", "samples/hello.kite", "-o", str(tmp_path / "out")])
+    here = run_kite(["build", "samples/hello.kite", "-o", str(tmp_path / "out")], REPO)
+    assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+    assert through.returncode == 0 and (tmp_path / "out" / "Hello.dll").exists()
+
+
+def test_two_shells_at_once_are_both_served(warm_server):
+    args = ["check", "--layer", "kite", "tests/article/mistakes.kite"]
+    kite(args)  # the server runs
+    served = served_count()
+    shells = [subprocess.Popen([*KITE, *args], cwd=REPO, env=THROUGH_SERVER, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+              for _ in range(2)]
+    outputs = [(*shell.communicate(timeout=300), shell.returncode) for shell in shells]
+    here = run_kite(args, REPO)
+    assert outputs == [(here.stdout_bytes, here.stderr_bytes, here.exit_code)] * 2
+    assert served_count() == served + 2
