@@ -315,15 +315,24 @@ def server():
     """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
 
 
+def ask_server(op: str, timeout: float) -> dict | None:
+    """The server's reply, or None when none runs."""
+    from kite.warm_server import request
+
+    try:
+        return request({"op": op}, timeout=timeout)
+    except (OSError, ValueError):
+        return None
+
+
 @server.command()
 @guarded
 def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
-    from kite.warm_server import request, socket_path
+    from kite.warm_server import socket_path
 
-    try:
-        found = request({"op": "status"}, timeout=10)
-    except (OSError, ValueError):
+    found = ask_server("status", timeout=10)
+    if found is None:
         click.echo(f"no kite server running ({visible(str(socket_path()))})")
         sys.exit(EXIT_FAILED)
     click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
@@ -333,11 +342,8 @@ def status():
 @guarded
 def stop():
     """End this user's server for this kite, if it runs."""
-    from kite.warm_server import request
-
-    try:
-        found = request({"op": "stop"}, timeout=60)
-    except (OSError, ValueError):
+    found = ask_server("stop", timeout=60)
+    if found is None:
         click.echo("no kite server running")
         return
     click.echo(f"kite server stopped (pid {found['pid']})")
