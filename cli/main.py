@@ -20,6 +20,10 @@ from kite.display import visible
 from kite.errors import NoTests, UnusableInput
 from kite.session import internal_errors
 
+# Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
+no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
+                                help="Run in this process, not through the warm background server (also KITE_NO_SERVER=1).")
+
 
 def version_lines() -> list[str]:
     from kite.dotnet.runtime import boot
@@ -93,18 +97,33 @@ def exit_code(reports, failed) -> int:
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option("--new-only", is_flag=True, help="Print only the diagnostics that --state has not reported (keyed by file, "
+              "severity, code and message, not position); the exit code still counts them all.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
+              "what the latest check of each file reported (created when missing).")
 @compile_timeout_option
+@no_server_option
 @guarded
-def check(paths, layer, output_format, strict, compile_timeout):
+def check(paths, layer, output_format, strict, new_only, state_path, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
     from kite.pipeline import find_units
     from kite.session import Session, UnitReport
 
+    if new_only != (state_path is not None):
+        raise UnusableInput("--new-only and --state go together")
+    if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
+        raise UnusableInput(f"--new-only prints text or json, not {output_format}")
+    sources = find_units(list(paths))
     with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, find_units(list(paths)), lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
-    echo_nonempty(emitters.emitter(output_format).check(reports))
+        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+    if new_only:
+        from kite.new_only import new_diagnostics
+
+        echo_nonempty(emitters.emitter(output_format).check_new(reports, new_diagnostics(sources, reports, state_path)))
+    else:
+        echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
     sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
@@ -134,6 +153,7 @@ def prose(path, output_format):
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
+@no_server_option
 @guarded
 def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
@@ -167,6 +187,7 @@ def build(program, output, compile_timeout):
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
 @compile_timeout_option
+@no_server_option
 @guarded
 def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
@@ -301,6 +322,72 @@ def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, conte
     sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
 
 
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default, and the only transport).")
+def lsp(stdio):
+    """Run the Kite language server over stdio, for editors and agents' edit tools (docs/editors.md).
+
+    Kite's own layer follows every change; the C# compiler and analyzers follow after a quiet period or on save, and
+    start only when first needed."""
+    from kite.lsp.server import serve
+
+    serve()
+
+
+@main.group()
+def server():
+    """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
+
+
+def ask_server(op: str, timeout: float) -> dict | None:
+    """The server's reply, or None when none runs."""
+    from kite.warm_server import request
+
+    try:
+        return request({"op": op}, timeout=timeout)
+    except (OSError, ValueError):
+        return None
+
+
+@server.command()
+@guarded
+def status():
+    """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
+    from kite.warm_server import socket_path
+
+    found = ask_server("status", timeout=10)
+    if found is None:
+        click.echo(f"no kite server running ({visible(str(socket_path()))})")
+        sys.exit(EXIT_FAILED)
+    click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
+
+
+@server.command()
+@guarded
+def stop():
+    """End this user's server for this kite, if it runs."""
+    found = ask_server("stop", timeout=60)
+    if found is None:
+        click.echo("no kite server running")
+        return
+    click.echo(f"kite server stopped (pid {found['pid']})")
+
+
+def entry():
+    """The `kite` executable: check, test and build through the warm server when it can be reached or started."""
+    from kite.warm_server import run_through_server, wanted
+
+    if wanted(sys.argv[1:]):
+        try:
+            code = run_through_server(sys.argv[1:])
+        except KeyboardInterrupt:
+            click.echo("kite: interrupted", err=True)
+            sys.exit(130)
+        if code is not None:
+            sys.exit(code)
+    main()
+
+
 @contextlib.contextmanager
 def progress_bar():
     """Rate and time left on stderr when it is a terminal; nothing otherwise."""
@@ -325,4 +412,4 @@ main.add_command(report)
 main.add_command(tasks)
 
 if __name__ == "__main__":
-    main()
+    entry()

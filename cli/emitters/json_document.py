@@ -18,9 +18,18 @@ def problems(reports) -> list[dict]:
 
 
 def check(reports) -> str:
+    return json.dumps(check_document(reports), indent=2)
+
+
+def check_new(reports, new) -> str:
+    """`kite check --new-only`: the whole check's document, and `new`, the diagnostics the state had not reported."""
+    return json.dumps({**check_document(reports), "new": [d.to_json() for d in new]}, indent=2)
+
+
+def check_document(reports) -> dict:
     found = [d for report in reports for d in report.diagnostics]
     checked = [report.check for report in reports if report.check is not None]
-    document = {
+    return {
         "verdict": diag.verdict(found).value,
         "errors": sum(d.severity is diag.Severity.ERROR for d in found),
         "warnings": sum(d.severity is diag.Severity.WARNING for d in found),
@@ -29,7 +38,6 @@ def check(reports) -> str:
         "problems": problems(reports),
         "diagnostics": [d.to_json() for d in found],
     }
-    return json.dumps(document, indent=2)
 
 
 def _test_json(outcome) -> dict:

@@ -19,6 +19,14 @@ def check(reports) -> str:
     return diagnostics_text([d for report in reports for d in report.diagnostics])
 
 
+def check_new(reports, new) -> str:
+    """`kite check --new-only`: the new diagnostics, then how many were new and the summary of them all."""
+    if not any(report.check is not None for report in reports):
+        return ""
+    found = [d for report in reports for d in report.diagnostics]
+    return "\n".join([*(d.render() for d in new), f"{len(new)} new; all of them: {diag.summary(found)}"])
+
+
 def describe_outcome(outcome, limits) -> str:
     """One line built from the outcome's fields; whatever the answer wrote is shown escaped, never raw."""
     name = visible(outcome.case.name)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import REPO, run_kite
+from conftest import run_kite
 from kite.scoring import run as score_run
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
