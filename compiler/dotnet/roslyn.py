@@ -151,9 +151,23 @@ class RoslynService:
                 f"internal error: {found.Id} on generated code with no Kite line: {message}", layer,
             )
         span = location.GetMappedLineSpan()
-        start, end = span.StartLinePosition, span.EndLinePosition
-        return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer,
-                          end.Line + 1, end.Character + 1)
+        start, end = (span.StartLinePosition.Line + 1, span.StartLinePosition.Character + 1), _mapped_end(location, span)
+        return Diagnostic(span.Path, *start, severity, found.Id, message, layer, *max(end, start))
+
+
+def _mapped_end(location, span) -> tuple[int, int]:
+    """Where a diagnostic ends in Kite (1-based). Roslyn maps a span by the #line marker before its start; a span
+    that goes on over later C# lines ends under another marker (codegen/csharp.py gives expressions lines of their
+    own), which alone knows where that end is in Kite."""
+    from Microsoft.CodeAnalysis.Text import TextSpan
+
+    end = span.EndLinePosition
+    unmapped = location.GetLineSpan()
+    if unmapped.EndLinePosition.Line != unmapped.StartLinePosition.Line:
+        tail = location.SourceTree.GetMappedLineSpan(TextSpan(location.SourceSpan.End, 0))
+        if tail.Path == span.Path:
+            end = tail.EndLinePosition
+    return end.Line + 1, end.Character + 1
 
 
 @functools.cache
