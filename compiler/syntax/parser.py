@@ -107,6 +107,8 @@ def _move_error(error: UnexpectedInput, offset: int) -> None:
     error.line += offset
     if isinstance(error, UnexpectedToken):
         error.token.line += offset
+        if error.token.end_line is not None:
+            error.token.end_line += offset
 
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
