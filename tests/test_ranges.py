@@ -1,0 +1,73 @@
+"""Every layer's diagnostics cover a range of the Kite file. The expectations below are written by hand from the Kite
+source (the column of the first character, and the one just past the last), never copied from kite's output."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ARTICLE
+from kite.pipeline import UnitSource
+from kite.session import Session
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session() as shared:
+        yield shared
+
+
+def ranges(session, path) -> dict[str, list[tuple[int, int, int, int]]]:
+    found: dict[str, list[tuple[int, int, int, int]]] = {}
+    for d in session.check(UnitSource(str(path)).read(), "all").diagnostics:
+        found.setdefault(d.id, []).append((d.line, d.column, d.end_line, d.end_column))
+    return found
+
+
+def test_the_article_s_mistakes_cover_what_they_are_about(session):
+    found = ranges(session, ARTICLE / "mistakes.kite")
+    # line 5: `    total = total + 0.0`: the target `total` is columns 5-9.
+    assert found["KT001"] == [(5, 5, 5, 10)]
+    # line 6: `    let mut count = len(xs)`: the name `count` is columns 13-17.
+    assert found["KT002"] == [(6, 13, 6, 18)]
+    # line 7: `    upper("unused")`: the call is columns 5-19.
+    assert found["KT006"] == [(7, 5, 7, 20)]
+    # line 11: `    return name.Split(' ')[0]`: the possibly-none `name` is columns 12-15 (C# reports the receiver).
+    assert found["CS8602"] == [(11, 12, 11, 16)]
+
+
+def test_an_analyzer_warning_covers_the_call_it_is_about(session):
+    found = ranges(session, ARTICLE / "ca.kite")
+    # line 4: `    if xs.Count() > 0`: the call `xs.Count()` is columns 8-17.
+    assert found["CA1829"] == [(4, 8, 4, 18)]
+    # line 6: `    return xs.Any()`: the call `xs.Any()` is columns 12-19.
+    assert found["CA1860"] == [(6, 12, 6, 20)]
+
+
+def test_a_leak_covers_the_leaked_token(session):
+    found = ranges(session, ARTICLE / "leak.kite")
+    # line 4: `    var sum = a + b;`: `var` is columns 5-7, `;` column 20.
+    assert found["KT004"] == [(4, 5, 4, 8), (4, 20, 4, 21)]
+
+
+def test_a_compiler_error_covers_the_value_it_is_about_on_one_line_or_two(session, tmp_path):
+    program = tmp_path / "convert.kite"
+    program.write_text(
+        "module Convert\n"
+        "\n"
+        "fn f() -> int\n"
+        '    let x: int = "a"\n'
+        "    let y: int = upper(\n"
+        '        "b")\n'
+        "    return x + y\n"
+    )
+    found = ranges(session, program)
+    # line 4: the string `"a"` is columns 18-20; lines 5-6: the call starts at `upper` (column 18 of line 5) and
+    # ends with the `)` in column 12 of line 6.
+    assert found["CS0029"] == [(4, 18, 4, 21), (5, 18, 6, 13)]
+
+
+def test_a_syntax_error_covers_the_offending_token(session, tmp_path):
+    program = tmp_path / "syntax.kite"
+    program.write_text("module Syntax\n\nfn f() -> int\n    return 1 +* 2\n")
+    # line 4: `    return 1 +* 2`: the `*` that cannot follow `+` is column 15.
+    assert ranges(session, program)["KT000"] == [(4, 15, 4, 16)]
