@@ -106,8 +106,9 @@ def _parse_items(
                 if budget < 0:
                     diagnostics.append(kt000_syntax.RULE.at(file, line, 1, "too many syntax errors to recover from in an item this long: stopped"))
                     return None
-    head = parts[0]
-    return Module(head.line, head.column, head.name, tuple(item for part in parts for item in part.items))
+    head, tail = parts[0], parts[-1]
+    items = tuple(item for part in parts for item in part.items)
+    return Module(head.line, head.column, head.name, items, end_line=tail.end_line, end_column=tail.end_column)
 
 
 def _item_lines(layout: layout_pass.Layout, line_count: int) -> list[tuple[int, int]]:
