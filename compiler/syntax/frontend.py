@@ -17,6 +17,7 @@ from kite.rules import kt000_syntax, kt004_csharp_leak
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass
 from kite.syntax import leaks
+from kite.syntax.foreign import NOT_KITE_STATEMENTS
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 
@@ -24,11 +25,6 @@ MAX_SYNTAX_ERRORS = 20
 # Characters that recovery may re-parse beyond the file's own size: every real program's errors fit in it.
 RECOVERY_ALLOWANCE = 256 * 1024
 ITEM_KEYWORDS = {"module", "use", "let", "type", "enum", "fn", "test"}
-NOT_KITE_STATEMENTS = {
-    "switch", "case", "default", "do", "try", "catch", "finally", "throw", "match", "def", "function",
-    "func", "loop", "until", "unless", "goto", "import", "from", "struct", "interface", "lambda", "const",
-    "elseif", "elsif", "end", "then", "repeat", "with", "yield", "async", "await", "del", "global",
-}
 EXPRESSION_STARTS = {"NAME", "INT", "DEC", "STRING", "FSTRING", "CHAR", "TRUE", "FALSE", "NONE", "LSQB", "LPAR", "MINUS", "NOT", "LIST", "SET", "MAP", "FN"}
 TERMINAL_WORDS = {
     "NAME": "a name", "INT": "a number", "DEC": "a number", "STRING": "a string", "FSTRING": "an f-string",

@@ -50,12 +50,20 @@ LEAKED_SYMBOLS = (
     ("{", " "),
     ("}", " "),
 )
+# Found by scan_line's own checks (they need more than a word or a symbol: what follows, what is around).
+CHECKED_LEAKS = ("else if", '$"', "!")
 # A line without any of these cannot leak: most lines skip the character scan.
 SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS]) + r"|else)\b")
 CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
 FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Za-z_]\w*)\s+in\s+(.*)\)\s*$")
+
+
+def leaked_tokens() -> list[str]:
+    """Everything the scan reports, as KT004 names it."""
+    symbols = [symbol for symbol, _ in LEAKED_SYMBOLS]
+    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *(f"{call}(...)" for call in LEAKED_CALLS)]
 
 
 @dataclass(frozen=True)
