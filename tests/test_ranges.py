@@ -71,3 +71,23 @@ def test_a_syntax_error_covers_the_offending_token(session, tmp_path):
     program.write_text("module Syntax\n\nfn f() -> int\n    return 1 +* 2\n")
     # line 4: `    return 1 +* 2`: the `*` that cannot follow `+` is column 15.
     assert ranges(session, program)["KT000"] == [(4, 15, 4, 16)]
+
+
+def test_github_gives_columns_only_to_a_range_on_one_line_and_sarif_gives_every_range():
+    import json
+    from types import SimpleNamespace
+
+    from kite.cli.emitters import github, sarif
+    from kite.diagnostics import Diagnostic, Layer, Severity
+
+    one_line = Diagnostic("a.kite", 4, 8, Severity.WARNING, "CA1829", "m", Layer.ANALYZERS, 4, 18)
+    two_lines = Diagnostic("a.kite", 5, 18, Severity.ERROR, "CS0029", "m", Layer.COMPILER, 6, 13)
+    reports = [SimpleNamespace(diagnostics=[one_line, two_lines], problem=None, program="a.kite")]
+    annotations = github.check(reports).splitlines()
+    assert annotations[0] == "::warning file=a.kite,line=4,endLine=4,col=8,endColumn=17,title=CA1829::m"
+    assert annotations[1] == "::error file=a.kite,line=5,endLine=6,title=CS0029::m"
+    results = json.loads(sarif.check(reports))["runs"][0]["results"]
+    assert [result["locations"][0]["physicalLocation"]["region"] for result in results] == [
+        {"startLine": 4, "startColumn": 8, "endLine": 4, "endColumn": 18},
+        {"startLine": 5, "startColumn": 18, "endLine": 6, "endColumn": 13},
+    ]

@@ -19,11 +19,10 @@ def _command(level: str, file: str, line: int, title: str, message: str, *, colu
     # Any of the three can quote the answer (a test's name, a diagnostic about it): escaped like the text report, so
     # no terminal escape or bidi control reaches the log raw.
     where = [f"file={_property(visible(file))}", f"line={max(line, 1)}", f"endLine={max(end_line, line, 1)}"]
-    if column:
+    if column and end_line <= line:  # GitHub takes columns only for an annotation on one line
         where.append(f"col={column}")
-        if end_column and end_line == line and end_column > column:
-            # GitHub's endColumn is inclusive (the last character) and only means something on the start's line.
-            where.append(f"endColumn={end_column - 1}")
+        if end_column > column:
+            where.append(f"endColumn={end_column - 1}")  # GitHub's is the last character's: it defaults to col
     return f"::{level} {','.join(where)},title={_property(visible(title))}::{_data(visible(message))}"
 
 

@@ -15,7 +15,8 @@ def _region(d: diag.Diagnostic) -> dict:
     layer knew none."""
     region = {"startLine": max(d.line, 1)}
     if d.column:
-        region |= {"startColumn": d.column, "endLine": max(d.end_line, d.line), "endColumn": max(d.end_column, d.column)}
+        end_column = d.end_column if d.end_line > d.line else max(d.end_column, d.column)
+        region |= {"startColumn": d.column, "endLine": max(d.end_line, d.line), "endColumn": end_column}
     return region
 
 

@@ -181,9 +181,9 @@ class _Writer:
     def hidden(self) -> None:
         self.out.append("#line hidden")
 
-    def name_at(self, item) -> None:
+    def name_at(self, item, path: str | None = None) -> None:
         """A declaration's C# line is its name in Kite: what C# says about a signature is said about the name."""
-        self.at(n.Span.of_name(item.line, item.column, item.name))
+        self.at(n.Span.of_name(item.line, item.column, item.name), path)
 
     # ---- file
 
@@ -267,7 +267,7 @@ class _Writer:
         self.emit("}")
 
     def constant(self, item: n.Let, path: str) -> None:
-        self.at(n.Span.of_name(item.line, item.column, item.name), path)
+        self.name_at(item, path)
         spelled = self.symbols.constant_types[item.name]
         self.emit(f"public static readonly {spelled} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
 
