@@ -91,3 +91,13 @@ def test_github_gives_columns_only_to_a_range_on_one_line_and_sarif_gives_every_
         {"startLine": 4, "startColumn": 8, "endLine": 4, "endColumn": 18},
         {"startLine": 5, "startColumn": 18, "endLine": 6, "endColumn": 13},
     ]
+
+
+def test_a_layout_problem_covers_the_indentation_or_the_header_without_a_block(session, tmp_path):
+    program = tmp_path / "layout.kite"
+    program.write_text("module Layout\n\nfn f() -> int\n  let x = 1\n    return x\n")
+    # line 4: two spaces of indentation (columns 1-2).
+    assert ranges(session, program)["KT000"][0] == (4, 1, 4, 3)
+    program.write_text("module Layout\n\nfn f(x: int) -> int\n    if x > 0\n    return x\n")
+    # line 4: `if x > 0` (columns 5-12) has no block under it.
+    assert ranges(session, program)["KT000"] == [(4, 5, 4, 13)]

@@ -53,9 +53,10 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
     leaked = scan.leaked_lines
     layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
+    raw_lines = scan.recovered_text.split("\n")
     for line, column, message in layout.problems:
         if line not in leaked:
-            diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+            diagnostics.append(kt000_syntax.RULE.on(file, _layout_span(raw_lines[line - 1], line, column), message))
         if message.startswith("expected an indented block"):
             replaced.add(line)
     lines = list(layout.lines)
@@ -105,6 +106,14 @@ def _parse_items(
     head, tail = parts[0], parts[-1]
     items = tuple(item for part in parts for item in part.items)
     return Module(head.line, head.column, head.name, items, end_line=tail.end_line, end_column=tail.end_column)
+
+
+def _layout_span(text: str, line: int, column: int) -> Span:
+    """What a layout problem is about: the indentation, when it is at the start of the line; else the rest of the line
+    (a header whose block is missing)."""
+    if column == 1:
+        return Span(line, 1, line, 1 + len(text) - len(text.lstrip(" \t")))
+    return Span(line, column, line, max(len(text.rstrip()) + 1, column))
 
 
 def _item_lines(layout: layout_pass.Layout, line_count: int) -> list[tuple[int, int]]:
