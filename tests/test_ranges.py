@@ -66,6 +66,20 @@ def test_a_compiler_error_covers_the_value_it_is_about_on_one_line_or_two(sessio
     assert found["CS0029"] == [(4, 18, 4, 21), (5, 18, 6, 13)]
 
 
+def test_kite_s_own_analyzers_cover_the_call_and_the_operand_they_refuse(session, tmp_path):
+    program = tmp_path / "sandbox.kite"
+    program.write_text(
+        "module Sandbox\n\nfn f(done: bool) -> str\n"
+        '    let text = System.IO.File.ReadAllText("/etc/passwd")\n'
+        '    return "done: " + done\n'
+    )
+    found = ranges(session, program)
+    # line 4: the call `System.IO.File.ReadAllText("/etc/passwd")` is columns 16-56.
+    assert found["KT007"] == [(4, 16, 4, 57)]
+    # line 5: `    return "done: " + done`: the bool `done` is columns 23-26.
+    assert found["KT012"] == [(5, 23, 5, 27)]
+
+
 def test_a_syntax_error_covers_the_offending_token(session, tmp_path):
     program = tmp_path / "syntax.kite"
     program.write_text("module Syntax\n\nfn f() -> int\n    return 1 +* 2\n")
