@@ -78,3 +78,16 @@ def test_every_node_of_the_tour_ends_after_it_starts_and_inside_its_parent(tour)
         assert (parent.end_line, parent.end_column) > (parent.line, parent.column - 1), parent
         for child in n.children(parent):
             assert (child.end_line, child.end_column) <= (parent.end_line, parent.end_column), (parent, child)
+
+
+def test_the_constants_order_reads_a_bare_return_and_refuses_an_unknown_statement():
+    from kite.constants import order_constants
+    from kite.syntax.parser import parse_module
+
+    module = parse_module("module A\n\nlet c = f()\n\nfn f()\n    if true\n        return\n    pass\n")
+    constants = [item for item in module.items if isinstance(item, n.Let)]
+    function = next(item for item in module.items if isinstance(item, n.FnDecl))
+    assert list(order_constants(constants, {"f": function}).ordered) == constants
+    broken = dataclasses.replace(function, body=(*function.body, Unknown(9, 5)))
+    with pytest.raises(TypeError, match="does not know the statement Unknown"):
+        order_constants(constants, {"f": broken})
