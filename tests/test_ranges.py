@@ -115,3 +115,11 @@ def test_a_layout_problem_covers_the_indentation_or_the_header_without_a_block(s
     program.write_text("module Layout\n\nfn f(x: int) -> int\n    if x > 0\n    return x\n")
     # line 4: `if x > 0` (columns 5-12) has no block under it.
     assert ranges(session, program)["KT000"] == [(4, 5, 4, 13)]
+
+
+def test_a_line_longer_than_a_marker_can_name_keeps_its_line(session, tmp_path):
+    program = tmp_path / "long.kite"
+    program.write_text(f'module Long\n\nfn f() -> int\n    return len("{"a" * 70_000}") + missing\n')
+    found = ranges(session, program)
+    assert "KT900" not in found and "CS8938" not in found
+    assert [start_line for start_line, _, _, _ in found["CS0103"]] == [4]
