@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ARTICLE
+from conftest import ARTICLE, REPO
 from kite.pipeline import UnitSource
 from kite.session import Session
 
@@ -123,3 +123,8 @@ def test_a_line_longer_than_a_marker_can_name_keeps_its_line(session, tmp_path):
     found = ranges(session, program)
     assert "KT900" not in found and "CS8938" not in found
     assert [start_line for start_line, _, _, _ in found["CS0103"]] == [4]
+
+
+def test_a_message_that_quotes_the_code_quotes_it_without_the_generator_s_markers(session):
+    [found] = [d for d in session.check(UnitSource(str(REPO / "tests" / "analyzers" / "CA1508.kite")).read(), "all").diagnostics if d.id == "CA1508"]
+    assert found.message.startswith("'n == 3' is always 'true'")

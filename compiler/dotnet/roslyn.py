@@ -7,6 +7,7 @@ service and reused: re-creating references on every call leaks native memory.
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -138,7 +139,7 @@ class RoslynService:
             return None
         severity = Severity.ERROR if found.Severity == DiagnosticSeverity.Error else Severity.WARNING
         layer = Layer.COMPILER if found.Id.startswith("CS") else Layer.KITE if found.Id.startswith("KT") else Layer.ANALYZERS
-        message = found.GetMessage(_invariant_culture())
+        message = GENERATED_MARKER.sub("", found.GetMessage(_invariant_culture()))
         location = found.Location
         if not location.IsInSource:
             return Diagnostic("", 0, 0, severity, found.Id, message, layer)
@@ -168,6 +169,11 @@ def _mapped_end(location, span) -> tuple[int, int]:
         if tail.Path == span.Path:
             end = tail.EndLinePosition
     return end.Line + 1, end.Character + 1
+
+
+# A #line marker inside C# text a message quotes ('n == 3' is always 'true'): the generator's line break, the marker
+# and the space a marker's text starts with (codegen/csharp.py) are not the program's.
+GENERATED_MARKER = re.compile(r"\n#line [^\n]*\n ?")
 
 
 @functools.cache
