@@ -23,6 +23,12 @@ def ranges(session, path) -> dict[str, list[tuple[int, int, int, int]]]:
     return found
 
 
+def ranges_of(session, tmp_path, text: str) -> dict[str, list[tuple[int, int, int, int]]]:
+    program = tmp_path / "program.kite"
+    program.write_text(text)
+    return ranges(session, program)
+
+
 def test_the_article_s_mistakes_cover_what_they_are_about(session):
     found = ranges(session, ARTICLE / "mistakes.kite")
     # line 5: `    total = total + 0.0`: the target `total` is columns 5-9.
@@ -50,30 +56,19 @@ def test_a_leak_covers_the_leaked_token(session):
 
 
 def test_a_compiler_error_covers_the_value_it_is_about_on_one_line_or_two(session, tmp_path):
-    program = tmp_path / "convert.kite"
-    program.write_text(
-        "module Convert\n"
-        "\n"
-        "fn f() -> int\n"
-        '    let x: int = "a"\n'
-        "    let y: int = upper(\n"
-        '        "b")\n'
-        "    return x + y\n"
+    found = ranges_of(
+        session, tmp_path, 'module Convert\n\nfn f() -> int\n    let x: int = "a"\n    let y: int = upper(\n        "b")\n    return x + y\n'
     )
-    found = ranges(session, program)
     # line 4: the string `"a"` is columns 18-20; lines 5-6: the call starts at `upper` (column 18 of line 5) and
     # ends with the `)` in column 12 of line 6.
     assert found["CS0029"] == [(4, 18, 4, 21), (5, 18, 6, 13)]
 
 
 def test_kite_s_own_analyzers_cover_the_call_and_the_operand_they_refuse(session, tmp_path):
-    program = tmp_path / "sandbox.kite"
-    program.write_text(
-        "module Sandbox\n\nfn f(done: bool) -> str\n"
-        '    let text = System.IO.File.ReadAllText("/etc/passwd")\n'
-        '    return "done: " + done\n'
+    found = ranges_of(
+        session, tmp_path,
+        'module Sandbox\n\nfn f(done: bool) -> str\n    let text = System.IO.File.ReadAllText("/etc/passwd")\n    return "done: " + done\n',
     )
-    found = ranges(session, program)
     # line 4: the call `System.IO.File.ReadAllText("/etc/passwd")` is columns 16-56.
     assert found["KT007"] == [(4, 16, 4, 57)]
     # line 5: `    return "done: " + done`: the bool `done` is columns 23-26.
@@ -81,10 +76,9 @@ def test_kite_s_own_analyzers_cover_the_call_and_the_operand_they_refuse(session
 
 
 def test_a_syntax_error_covers_the_offending_token(session, tmp_path):
-    program = tmp_path / "syntax.kite"
-    program.write_text("module Syntax\n\nfn f() -> int\n    return 1 +* 2\n")
+    found = ranges_of(session, tmp_path, "module Syntax\n\nfn f() -> int\n    return 1 +* 2\n")
     # line 4: `    return 1 +* 2`: the `*` that cannot follow `+` is column 15.
-    assert ranges(session, program)["KT000"] == [(4, 15, 4, 16)]
+    assert found["KT000"] == [(4, 15, 4, 16)]
 
 
 def test_github_gives_columns_only_to_a_range_on_one_line_and_sarif_gives_every_range():
@@ -108,19 +102,14 @@ def test_github_gives_columns_only_to_a_range_on_one_line_and_sarif_gives_every_
 
 
 def test_a_layout_problem_covers_the_indentation_or_the_header_without_a_block(session, tmp_path):
-    program = tmp_path / "layout.kite"
-    program.write_text("module Layout\n\nfn f() -> int\n  let x = 1\n    return x\n")
     # line 4: two spaces of indentation (columns 1-2).
-    assert ranges(session, program)["KT000"][0] == (4, 1, 4, 3)
-    program.write_text("module Layout\n\nfn f(x: int) -> int\n    if x > 0\n    return x\n")
+    assert ranges_of(session, tmp_path, "module Layout\n\nfn f() -> int\n  let x = 1\n    return x\n")["KT000"][0] == (4, 1, 4, 3)
     # line 4: `if x > 0` (columns 5-12) has no block under it.
-    assert ranges(session, program)["KT000"] == [(4, 5, 4, 13)]
+    assert ranges_of(session, tmp_path, "module Layout\n\nfn f(x: int) -> int\n    if x > 0\n    return x\n")["KT000"] == [(4, 5, 4, 13)]
 
 
 def test_a_line_longer_than_a_marker_can_name_keeps_its_line(session, tmp_path):
-    program = tmp_path / "long.kite"
-    program.write_text(f'module Long\n\nfn f() -> int\n    return len("{"a" * 70_000}") + missing\n')
-    found = ranges(session, program)
+    found = ranges_of(session, tmp_path, f'module Long\n\nfn f() -> int\n    return len("{"a" * 70_000}") + missing\n')
     assert "KT900" not in found and "CS8938" not in found
     assert [start_line for start_line, _, _, _ in found["CS0103"]] == [4]
 
