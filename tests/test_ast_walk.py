@@ -91,3 +91,19 @@ def test_the_constants_order_reads_a_bare_return_and_refuses_an_unknown_statemen
     broken = dataclasses.replace(function, body=(*function.body, Unknown(9, 5)))
     with pytest.raises(TypeError, match="does not know the statement Unknown"):
         order_constants(constants, {"f": broken})
+
+
+def test_analysis_and_code_generation_reach_every_declaration_statement_and_literal_of_the_tour(tour):
+    from kite.codegen.csharp import WHOLE_LINE, span_marker
+
+    nodes = list(n.descendants(tour))
+    facts = gather(tour)
+    declared = [node.name for node in nodes if isinstance(node, (n.Let, n.For, n.Param))]
+    assert sorted(binding.name for binding in facts.bindings) == sorted(declared)
+    assert [lambda_ for lambda_, _ in facts.lambdas] == [node for node in nodes if isinstance(node, n.Lambda)]
+    csharp = generate(tour, "tour.kite", UnitSymbols.of([tour], ["tour.kite"]))
+    functions = [item for item in tour.items if isinstance(item, (n.FnDecl, n.TestDecl))]
+    for statement in (s for item in functions for s in n.walk_statements(item.body)):
+        assert span_marker(statement, WHOLE_LINE, "tour.kite") in csharp, statement
+    for literal in (node for node in nodes if isinstance(node, n.Literal) and node.kind in ("int", "str", "char")):
+        assert literal.text in csharp, literal
