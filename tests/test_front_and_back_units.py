@@ -134,3 +134,13 @@ def test_the_roslyn_analyzers_report_under_their_kite_rules_ids():
         text = (REPO / "compiler" / "dotnet" / source).read_text()
         [descriptor_id] = re.findall(r'new DiagnosticDescriptor\(\s*"(\w+)"', text)
         assert descriptor_id == rule.RULE.id and source in rule.__doc__
+
+
+def test_an_unknown_escape_covers_the_backslash_and_its_letter():
+    from kite.source import decode
+    from kite.syntax.frontend import read_syntax
+
+    for literal, column in (('"a\\qb"', 14), ("'\\q'", 13), ('f"{x}\\q"', 17)):
+        found = read_syntax(decode("a.kite", f"module A\n\nfn f(x: int) -> str\n    return {literal}\n".encode())).diagnostics
+        # `    return ` takes columns 1-11 and the literal starts in column 12.
+        assert [(d.line, d.column, d.end_column) for d in found] == [(4, column, column + 2)], literal

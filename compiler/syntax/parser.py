@@ -112,9 +112,10 @@ def _move_error(error: UnexpectedInput, offset: int) -> None:
 
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
+    """`body`: the literal's text inside its opening quote, which is one column before it."""
     for match in re.finditer(r"\\(.)", body):
         if match.group(1) not in allowed:
-            raise KiteSyntaxError(token.line, token.column + match.start(), f"unknown escape '\\{match.group(1)}' in a literal", 2)
+            raise KiteSyntaxError(token.line, token.column + 1 + match.start(), f"unknown escape '\\{match.group(1)}' in a literal", 2)
 
 
 @functools.cache
