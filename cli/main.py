@@ -5,7 +5,6 @@ Exit codes: 0 fine, 1 the code failed, 2 unusable input or toolchain, 3 a bug in
 from __future__ import annotations
 
 import contextlib
-import functools
 import platform
 import sys
 
@@ -14,39 +13,16 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
+from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.cli.report import report
+from kite.cli.tasks import tasks
 from kite.display import visible
-from kite.errors import NoTests, ToolchainError, UnusableInput
-from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.errors import NoTests, UnusableInput
 from kite.session import internal_errors
 
-compile_timeout_option = click.option(
-    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
-    help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
-)
-
-EXIT_FAILED = 1
-EXIT_UNUSABLE = 2
-EXIT_INTERNAL = 3
-
-
-def guarded(command):
-    """One line, never a traceback: unusable input and toolchain problems exit 2."""
-
-    @functools.wraps(command)
-    def run(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except (UnusableInput, ToolchainError) as error:
-            click.echo(f"kite: error: {error}", err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except KeyboardInterrupt:
-            click.echo("kite: interrupted", err=True)
-            sys.exit(130)
-        except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
-            click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
-            sys.exit(EXIT_INTERNAL)
-
-    return run
+# Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
+no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
+                                help="Run in this process, not through the warm background server (also KITE_NO_SERVER=1).")
 
 
 def version_lines() -> list[str]:
@@ -81,7 +57,7 @@ def main(debug):
 
 def format_option(command: str):
     return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
-                        help="text: for people. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
+                        help="text: for people. full: each diagnostic with its source line and carets under it. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
                              "junit: JUnit XML. github: GitHub Actions annotations.")
 
 
@@ -121,18 +97,33 @@ def exit_code(reports, failed) -> int:
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option("--new-only", is_flag=True, help="Print only the diagnostics that --state has not reported (keyed by file, "
+              "severity, code and message, not position); the exit code still counts them all.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
+              "what the latest check of each file reported (created when missing).")
 @compile_timeout_option
+@no_server_option
 @guarded
-def check(paths, layer, output_format, strict, compile_timeout):
+def check(paths, layer, output_format, strict, new_only, state_path, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
     from kite.pipeline import find_units
     from kite.session import Session, UnitReport
 
+    if new_only != (state_path is not None):
+        raise UnusableInput("--new-only and --state go together")
+    if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
+        raise UnusableInput(f"--new-only prints text or json, not {output_format}")
+    sources = find_units(list(paths))
     with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, find_units(list(paths)), lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
-    echo_nonempty(emitters.emitter(output_format).check(reports))
+        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+    if new_only:
+        from kite.new_only import new_diagnostics
+
+        echo_nonempty(emitters.emitter(output_format).check_new(reports, new_diagnostics(sources, reports, state_path)))
+    else:
+        echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
     sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
@@ -162,6 +153,7 @@ def prose(path, output_format):
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
+@no_server_option
 @guarded
 def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
@@ -189,13 +181,13 @@ def build(program, output, compile_timeout):
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
                    "given, only these tests decide; the program's own tests are run and reported apart.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
-@click.option("--budget", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
-              help="Seconds all of an answer's tests may run together.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
 @format_option("test")
 @compile_timeout_option
+@no_server_option
 @guarded
 def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
@@ -252,12 +244,14 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=600), default=5.0, show_default=True, help="Seconds each test may run.")
+@timeout_option
+@budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
 @format_option("score")
+@compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, no_sandbox, output_format):
+          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
     a summary beside it, and print the rates.
 
@@ -268,13 +262,130 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout),
+        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+                                                 compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:
         summary = score_run(options, progress)
     click.echo(emitters.emitter(output_format).score(summary))
     faults = [u for u in summary["ungradable"]["answers"] if u["kind"] == "grader fault"]
     sys.exit(EXIT_INTERNAL if faults else 0)
+
+
+# The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
+context_option = click.option(
+    "--context", type=click.Choice(["expression", "statement", "item", "module"]),
+    help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
+
+
+@main.command()
+@click.argument("pattern")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@context_option
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
+              help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
+@guarded
+def find(pattern, paths, context, output_format):
+    """Find code shaped like PATTERN in Kite files or folders (*.kite, recursively).
+
+    PATTERN is Kite with metavariables: $X matches one node (the same code wherever $X is repeated), $$$ARGS a run of
+    nodes, $_ any node. Strings and comments never match. Exit 0 when something matched, 1 when nothing did, 2 for an
+    unusable pattern or file (the other files are still searched)."""
+    from kite.cli.find import run_find
+
+    sys.exit(run_find(pattern, list(paths), context, output_format))
+
+
+@main.command()
+@click.argument("pattern", required=False)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
+@click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+              help="Where the plan is written.")
+@click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
+              help="Write the files of this plan: all of them, or none when any changed since it was made.")
+@click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
+@context_option
+@guarded
+def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, context):
+    """Prepare a structural rewrite: `kite rewrite PATTERN --to TEMPLATE PATH...` prints the diff and writes only the
+    plan. Then `kite rewrite --apply PLAN [--check]` writes every file of it, or none.
+
+    Exit 0 when a plan was made or applied, 1 when nothing matched or the plan was refused (nothing written), 2 for
+    unusable input."""
+    from kite.cli.find import run_apply, run_prepare
+
+    if apply_plan:
+        if pattern or paths or template:
+            raise UnusableInput("--apply PLAN takes no pattern, paths or --to: the plan holds them")
+        sys.exit(run_apply(apply_plan, check_result))
+    sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
+
+
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default, and the only transport).")
+def lsp(stdio):
+    """Run the Kite language server over stdio, for editors and agents' edit tools (docs/editors.md).
+
+    Kite's own layer follows every change; the C# compiler and analyzers follow after a quiet period or on save, and
+    start only when first needed."""
+    from kite.lsp.server import serve
+
+    serve()
+
+
+@main.group()
+def server():
+    """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
+
+
+def ask_server(op: str, timeout: float) -> dict | None:
+    """The server's reply, or None when none runs."""
+    from kite.warm_server import request
+
+    try:
+        return request({"op": op}, timeout=timeout)
+    except (OSError, ValueError):
+        return None
+
+
+@server.command()
+@guarded
+def status():
+    """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
+    from kite.warm_server import socket_path
+
+    found = ask_server("status", timeout=10)
+    if found is None:
+        click.echo(f"no kite server running ({visible(str(socket_path()))})")
+        sys.exit(EXIT_FAILED)
+    click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
+
+
+@server.command()
+@guarded
+def stop():
+    """End this user's server for this kite, if it runs."""
+    found = ask_server("stop", timeout=60)
+    if found is None:
+        click.echo("no kite server running")
+        return
+    click.echo(f"kite server stopped (pid {found['pid']})")
+
+
+def entry():
+    """The `kite` executable: check, test and build through the warm server when it can be reached or started."""
+    from kite.warm_server import run_through_server, wanted
+
+    if wanted(sys.argv[1:]):
+        try:
+            code = run_through_server(sys.argv[1:])
+        except KeyboardInterrupt:
+            click.echo("kite: interrupted", err=True)
+            sys.exit(130)
+        if code is not None:
+            sys.exit(code)
+    main()
 
 
 @contextlib.contextmanager
@@ -297,5 +408,8 @@ def progress_bar():
         yield advance
 
 
+main.add_command(report)
+main.add_command(tasks)
+
 if __name__ == "__main__":
-    main()
+    entry()

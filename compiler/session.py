@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import shutil
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,7 @@ from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
-LAYERS = ("kite", "all")
+LAYERS = ("kite", "compile", "all")  # compile: Kite's layer and C# generated for emit, no analyzers (mutants)
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
 
@@ -78,6 +79,9 @@ class Session:
     def __post_init__(self) -> None:
         self._scratch: Path | None = None
         self._pool: ProcessPool | None = None
+        # Its methods may run on several threads at once (answers in flight, a server's requests): the compile
+        # child and the process pool serialize what must be serialized; this guards what is built on first use.
+        self._lock = threading.Lock()
 
     def __enter__(self) -> "Session":
         return self
@@ -86,12 +90,13 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
 
     # ---- the expensive parts, each built on first use
 
@@ -119,24 +124,36 @@ class Session:
     @property
     def pool(self) -> ProcessPool:
         """The test host, compiled once; its folder is bound read-only into every sandbox."""
-        if self._pool is None:
-            from kite.dotnet.runtime import write_runtime_config
-            from kite.dotnet.stdlib import stdlib_text_of
+        with self._lock:
+            if self._pool is None:
+                self._pool = self._open_pool()
+            return self._pool
 
-            sandbox = self.sandbox  # refuses before any work when it cannot hold
-            self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
-            host_dir = readable_folder(self._scratch / "host")
+    def _open_pool(self) -> ProcessPool:
+        from kite.dotnet.own_images import own_image
+        from kite.dotnet.runtime import write_runtime_config
+        from kite.dotnet.stdlib import stdlib_text_of
+
+        sandbox = self.sandbox  # refuses before any work when it cannot hold
+        self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
+        host_dir = readable_folder(self._scratch / "host")
+        host_source = stdlib_text_of(HOST_SOURCE)
+
+        def compile_host() -> bytes:
             # In the compile process, which is warm already: this process never has to start .NET for `kite test`.
-            image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, stdlib_text_of(HOST_SOURCE))], True, OWN_CODE_SECONDS)
+            image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, host_source)], True, OWN_CODE_SECONDS)
             if image is None:
                 raise ToolchainError(f"Kite's {HOST_SOURCE} does not compile: {found[0].render() if found else 'no diagnostics'}")
-            (host_dir / "KiteTestHost.dll").write_bytes(image)
-            write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-            (host_dir / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
-            for written in host_dir.iterdir():
-                written.chmod(0o644)
-            self._pool = ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
-        return self._pool
+            return image
+
+        stdlib_image = self.compiler.stdlib_image()
+        # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
+        (host_dir / "KiteTestHost.dll").write_bytes(own_image("KiteTestHost", [host_source, stdlib_image.hex()], compile_host))
+        write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
+        (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
+        for written in host_dir.iterdir():
+            written.chmod(0o644)
+        return ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
 
     # ---- the stages
 
@@ -153,6 +170,8 @@ class Session:
             skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
         generated = generate_unit(unit, modules)
+        if layers == "compile":  # whether it compiles is all that is asked: emit says so without the analyzers' pass
+            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, generated)
         try:
             csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
         except CompileTimeout:
@@ -183,10 +202,13 @@ class Session:
     def _too_slow(self, unit: Unit, program) -> Diagnostic:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
-    def test(self, unit: Unit, hidden: Collection[str] | None = None) -> TestReport:
+    def test(self, unit: Unit, hidden: Collection[str] | None = None, timeout_seconds: float | None = None,
+             layers: str = "all", stop_at_failure: bool = False) -> TestReport:
         """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
-        their tests decide and the rest are reported apart."""
-        analysis = self.analyze(unit)
+        their tests decide and the rest are reported apart. `timeout_seconds` (a task's time limit) replaces the
+        session's limit for each test of this unit; layers="compile" skips the analyzers; `stop_at_failure` leaves
+        the tests after a time-out or crash that follows a failure unrun (a mutant: one failure decides it)."""
+        analysis = self.analyze(unit, layers)
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
@@ -203,13 +225,16 @@ class Session:
         if compiled.image is None:
             outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
         else:
-            outcomes = self.run_image(compiled.image, deciding + own)
-        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), self.limits,
+            outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
+        limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
+        return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]))
 
-    def run_image(self, image: bytes, cases: list[TestCase]) -> list[TestOutcome]:
+    def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
+                  stop_at_failure: bool = False) -> list[TestOutcome]:
         """Run compiled tests (a Kite answer's, or a raw assembly's) in one fresh process."""
-        results = run_answer(self.pool, image, [TestRequest(case.type_name, case.method) for case in cases])
+        requests = [TestRequest(case.type_name, case.method) for case in cases]
+        results = run_answer(self.pool, image, requests, timeout_seconds, stop_at_failure)
         return [
             TestOutcome(case, raw.status, raw.message, raw.seconds, raw.output, raw.truncated, raw.tampered)
             for case, raw in zip(cases, results)

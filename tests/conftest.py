@@ -12,6 +12,8 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 ARTICLE = REPO / "tests" / "article"
 UPDATE_SNAPSHOTS = os.environ.get("KITE_UPDATE_SNAPSHOTS") == "1"
+# Every `kite` a test starts runs in its own process; tests/test_warm_server.py asks for the server explicitly.
+os.environ["KITE_NO_SERVER"] = "1"
 
 
 def run_kite(args: list[str], cwd: Path):

@@ -16,7 +16,6 @@ from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 from kite.errors import ToolchainError
 from kite.pipeline import find_units
 from kite.session import Session
-from kite.source import read
 
 GOLDEN = REPO / "tests" / "golden"
 COMPILER_LINE = re.compile(r"^([^ ]+\(\d+\): (?:error|warning) (?:CS|CA)\d+):.*$")

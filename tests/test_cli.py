@@ -11,7 +11,7 @@ import pytest
 from conftest import ARTICLE, REPO, run_kite
 
 
-@pytest.mark.parametrize("command", [[], ["check"], ["test"], ["build"]])
+@pytest.mark.parametrize("command", [[], ["check"], ["test"], ["build"], ["lsp"], ["server"], ["server", "status"], ["server", "stop"]])
 def test_every_command_has_help(command):
     result = run_kite([*command, "--help"], cwd=REPO)
     assert result.exit_code == 0 and result.output.startswith("Usage: ")

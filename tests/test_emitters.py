@@ -57,5 +57,5 @@ def test_test_in_every_format(test_set, output_format):
 
 
 def test_every_command_offers_the_formats_its_data_has():
-    assert formats_for("check") == ["text", "json", "sarif", "github"]
+    assert formats_for("check") == ["text", "full", "json", "sarif", "github"]
     assert formats_for("test") == ["text", "json", "junit", "github"]

@@ -68,11 +68,11 @@ def test_a_forged_result_channel_fails_the_answer(session):
 
 def test_code_that_exits_is_a_crash_and_the_next_test_runs_in_a_fresh_process(session):
     code = "public static class Raw\n{\n    public static void leave() { System.Environment.Exit(0); }\n    public static void stay() { }\n}\n"
-    started = session.pool.started
+    taken = session.pool.taken
     left, stayed = run_raw(session, code, "leave", "stay")
     assert (left.status, left.message) == ("crash", "the test host died (exit code 0)")
     assert stayed.status == "pass"
-    assert session.pool.started - started == 2  # the answer's first process, then a fresh one for what was left
+    assert session.pool.taken - taken == 2  # the answer's first process, then a fresh one for what was left
 
 
 def test_writing_raw_bytes_to_stdout_fails_the_answer(session):

@@ -127,6 +127,14 @@ def test_a_claim_carries_its_sentence_span_in_the_answer():
     assert uses_let.reason == "KT002 fired" and compiles.reason == ""
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_sentences_end_at_every_kind_of_line_end(line_end):
+    """A CR LF answer's sentence stops at its blank line, as an LF one's does: it never runs over the code below."""
+    answer = line_end.join(["Here's the fix", "", "```kite", "module Demo", "```", "", "It compiles.", "# Notes", "- It is correct"])
+    found = claims(extract(answer).prose, CLEAN)
+    assert [answer[c.start:c.end] for c in found] == ["It compiles.", "It is correct"]
+
+
 def test_a_claim_inside_code_is_no_claim():
     answer = "```kite\n# The code compiles and passes all tests.\nfn f()\n    pass\n```\nNote `it compiles` here."
     assert claims(extract(answer).prose, LEAKS) == []

@@ -94,3 +94,24 @@ def test_an_unreadable_block_is_still_a_module_with_its_own_errors():
     found = read_syntax(SourceFile("answer.kite", reading.source)).diagnostics
     assert reading.source.startswith("module Shop\n") and reading.line_offset == 1
     assert [d.line - reading.line_offset for d in found if d.id == "KT000"] == [1]
+
+
+def test_a_range_is_mapped_to_the_answers_characters_through_a_dedented_or_wrapped_reading():
+    from kite.scoring.answer import extract
+    from kite.scoring.grading import AnswerLines, program_of
+
+    # A body indented by two, inside a quote: the reading wraps it in a function (moved right by two).
+    answer = "Try:\n\n> ```kite\n>   let total = 0\n>   total += 1\n> ```\n"
+    extraction = extract(answer)
+    program = program_of(extraction, "Shop")
+    [(_, reading)] = program.readings
+    assert reading.how == "function body" and reading.column_offset == 2
+    line = 2 + 2  # the body's second line, after the module line and the function's
+    program_line = program.source.split("\n")[line - 1]
+    column = program_line.index("total") + 1
+    found = {"line": line, "column": column, "end_line": line, "end_column": column + len("total")}
+    span = AnswerLines(answer).span(extraction, program, found)
+    assert answer[span["start"]:span["end"]] == "total" and span["block_line"] == 2
+    point = {**found, "end_column": column}  # a layer that knows only where it starts: the whole line
+    span = AnswerLines(answer).span(extraction, program, point)
+    assert answer[span["start"]:span["end"]] == "  total += 1"

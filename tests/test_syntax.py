@@ -168,3 +168,25 @@ def test_a_test_title_is_its_string_decoded_and_a_multi_line_expect_keeps_its_wh
     (tmp_path / "titles.kite").write_text(text)
     result = run_kite(["test", "titles.kite"], cwd=tmp_path)
     assert result.output.splitlines()[0] == 'FAIL title says "hi" \\ ok: expect add3(3, [1][0]) == 5 (left: 4, right: 5)'
+
+
+def test_two_threads_parse_at_once():
+    """`kite lsp` runs Kite's layer while its C# thread runs the front end: the parser must not be shared."""
+    import threading
+
+    from kite.source import SourceFile
+    from kite.syntax.frontend import read_syntax
+
+    text = (REPO / "samples" / "language_tour.kite").read_text()
+    expected = read_syntax(SourceFile("tour.kite", text))
+    results = []
+
+    def parse_many():
+        results.extend(read_syntax(SourceFile("tour.kite", text)) == expected for _ in range(20))
+
+    threads = [threading.Thread(target=parse_many) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [True] * 60

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import importlib
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
-_MODULES = {"text": "text", "json": "json_document", "sarif": "sarif", "junit": "junit", "github": "github"}
+FORMATS = ("text", "full", "json", "sarif", "junit", "github")
+_MODULES = {"text": "text", "full": "full", "json": "json_document", "sarif": "sarif", "junit": "junit", "github": "github"}
 
 
 def emitter(name: str):

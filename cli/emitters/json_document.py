@@ -18,9 +18,18 @@ def problems(reports) -> list[dict]:
 
 
 def check(reports) -> str:
+    return json.dumps(check_document(reports), indent=2)
+
+
+def check_new(reports, new) -> str:
+    """`kite check --new-only`: the whole check's document, and `new`, the diagnostics the state had not reported."""
+    return json.dumps({**check_document(reports), "new": [d.to_json() for d in new]}, indent=2)
+
+
+def check_document(reports) -> dict:
     found = [d for report in reports for d in report.diagnostics]
     checked = [report.check for report in reports if report.check is not None]
-    document = {
+    return {
         "verdict": diag.verdict(found).value,
         "errors": sum(d.severity is diag.Severity.ERROR for d in found),
         "warnings": sum(d.severity is diag.Severity.WARNING for d in found),
@@ -29,7 +38,6 @@ def check(reports) -> str:
         "problems": problems(reports),
         "diagnostics": [d.to_json() for d in found],
     }
-    return json.dumps(document, indent=2)
 
 
 def _test_json(outcome) -> dict:
@@ -75,4 +83,54 @@ def prose(report) -> str:
         hits.append({"category": hit.category, "phrase": hit.phrase, "start": hit.start, "end": hit.end, "line": line, "column": column})
     document = {"file": report.path, "count": len(report.hits), "by_category": report.by_category(), "hits": hits,
                 "note": CLEAN_MEANS}
+    return json.dumps(document, indent=2)
+
+
+def _span_json(span) -> dict:
+    line, column, end_line, end_column = span
+    return {"line": line, "column": column, "end_line": end_line, "end_column": end_column}
+
+
+def find(pattern, searched) -> str:
+    """Each match with its range (end column just past the last character) and what each metavariable bound."""
+    matches = [
+        {"file": file.path, **_span_json(found.span), "text": found.text,
+         "bindings": {name: {"text": bound.text, **(_span_json(bound.span) if bound.span else {})} for name, bound in found.bindings.items()}}
+        for file in searched for found in file.found
+    ]
+    document = {"pattern": pattern.text, "context": pattern.context, "count": len(matches),
+                "files_searched": sum(file.problem is None for file in searched),
+                "problems": [file.problem for file in searched if file.problem], "matches": matches}
+    return json.dumps(document, indent=2)
+
+
+def _problem_json(problem) -> dict:
+    return {"file": problem.file, "line": problem.line, "message": problem.message}
+
+
+def tasks_check(checks) -> str:
+    document = {
+        "tasks": [{"task": c.task_id, "ok": c.ok, "unusable": c.unusable or None, "problems": [_problem_json(p) for p in c.problems]}
+                  for c in checks],
+        "ok": sum(check.ok for check in checks),
+        "failed": sum(not check.ok for check in checks),
+    }
+    return json.dumps(document, indent=2)
+
+
+def tasks_mutate(measured, min_score) -> str:
+    def mutant_json(result) -> dict:
+        m = result.mutant
+        return {"line": m.line, "kind": m.kind, "description": m.description, "status": result.status,
+                "test": result.test or None, "diff": result.diff or None}
+
+    document = {
+        "min_score": min_score,
+        "tasks": [
+            {"task": t.task_id, "score": t.score, "killed": t.killed, "timed_out": t.count("timeout"), "compiled": t.compiled,
+             "not_compiled": t.count("not compiled"), "survived": t.count("survived"), "likely_equivalent": t.count("equivalent"),
+             "mutants_made": t.made, "problem": t.problem or t.unusable or None, "mutants": [mutant_json(r) for r in t.results]}
+            for t in measured
+        ],
+    }
     return json.dumps(document, indent=2)

@@ -19,6 +19,14 @@ def check(reports) -> str:
     return diagnostics_text([d for report in reports for d in report.diagnostics])
 
 
+def check_new(reports, new) -> str:
+    """`kite check --new-only`: the new diagnostics, then how many were new and the summary of them all."""
+    if not any(report.check is not None for report in reports):
+        return ""
+    found = [d for report in reports for d in report.diagnostics]
+    return "\n".join([*(d.render() for d in new), f"{len(new)} new; all of them: {diag.summary(found)}"])
+
+
 def describe_outcome(outcome, limits) -> str:
     """One line built from the outcome's fields; whatever the answer wrote is shown escaped, never raw."""
     name = visible(outcome.case.name)
@@ -103,4 +111,76 @@ def prose(report) -> str:
     counts = ", ".join(f"{name} {count}" for name, count in report.by_category().items() if count)
     found = f"{len(report.hits)} slop phrase{'s' if len(report.hits) != 1 else ''} ({counts})" if report.hits else "no known slop phrase"
     lines.append(f"{found}; {CLEAN_MEANS}")
+    return "\n".join(lines)
+
+
+def _match_line(path: str, found) -> str:
+    """`file(line,col)-(line,col): text`; a match over several lines shows its first, then `...`."""
+    line, column, end_line, end_column = found.span
+    first, *rest = found.text.split("\n")
+    return f"{visible(path)}({line},{column})-({end_line},{end_column}): {visible(first)}{' ...' if rest else ''}"
+
+
+def find(pattern, searched) -> str:
+    from kite.search.pattern import described  # here: the parser loads only for a command that needs it
+
+    lines = [_match_line(file.path, found) for file in searched for found in file.found]
+    count = len(lines)
+    files = sum(bool(file.found) for file in searched)
+    lines.append(f"{count} match{'es' if count != 1 else ''} in {files} file{'s' if files != 1 else ''} "
+                 f"({sum(file.problem is None for file in searched)} searched, pattern read as {described(pattern.context)})")
+    return "\n".join(lines)
+
+
+def rewrite_plan(plan, plan_path: str) -> str:
+    """The unified diff (each line shown safe: the files are answers), then what the plan holds and how to apply it."""
+    diff = "".join(visible(line) + "\n" for file in plan.files for line in file.diff.split("\n")[:-1])
+    if plan.problems:
+        return f"{diff}no plan written: {len(plan.problems)} file{'s' if len(plan.problems) != 1 else ''} could not be searched\n"
+    if not plan.files:
+        return "nothing matched: no plan written\n"
+    files = len(plan.files)
+    return (f"{diff}{plan.matches} match{'es' if plan.matches != 1 else ''} in {files} file{'s' if files != 1 else ''}; "
+            f"nothing written. Plan: {plan_path}\napply it with: kite rewrite --apply {plan_path} --check\n")
+
+
+def _problem_line(problem) -> str:
+    where = visible(problem.file) + (f"({problem.line})" if problem.line is not None else "")
+    return f"{where}: {visible(problem.message)}"
+
+
+def tasks_check(checks) -> str:
+    """A line per problem (file(line): message), then how many tasks passed."""
+    lines = [f"{visible(check.task_id)}: {visible(check.unusable)}" for check in checks if check.unusable]
+    lines += [_problem_line(problem) for check in checks for problem in check.problems]
+    failed = [check.task_id for check in checks if not check.ok]
+    lines.append(f"{len(checks)} tasks: {len(checks) - len(failed)} ok, {len(failed)} failed"
+                 + (f" ({', '.join(visible(task_id) for task_id in failed)})" if failed else ""))
+    return "\n".join(lines)
+
+
+def tasks_mutate(measured, min_score) -> str:
+    """Per task its score and counts, each surviving mutant as a diff, the likely equivalent ones apart; a summary."""
+    lines = []
+    for task in measured:
+        if task.unusable or task.problem:
+            lines.append(f"{visible(task.task_id)}: {visible(task.unusable or task.problem)}")
+            continue
+        score = "-" if task.score is None else f"{task.score:.2f}"
+        below = " BELOW MIN" if min_score is not None and (task.score is None or task.score < min_score) else ""
+        lines.append(f"{visible(task.task_id)}: score {score}{below} ({task.killed} killed of {task.compiled} compiled mutants, "
+                     f"{task.count('timeout')} of them by time-out; {task.count('not compiled')} did not compile; "
+                     f"{len(task.results)} of {task.made} mutants run)")
+        for status, label in (("survived", "survived"), ("equivalent", "survived with the original's values on every test (likely equivalent, or no test input reaches it)")):
+            for result in task.results:
+                if result.status == status:
+                    mutant = result.mutant
+                    lines.append(f"  {label}: line {mutant.line}, {mutant.kind}: {visible(mutant.description)}")
+                    lines += ["    " + visible(line) for line in result.diff.splitlines()]
+    scored = [task for task in measured if task.score is not None]
+    summary = f"{len(measured)} tasks"
+    if scored:
+        lowest = min(scored, key=lambda task: task.score)
+        summary += f": mean score {sum(task.score for task in scored) / len(scored):.2f}, lowest {lowest.score:.2f} ({visible(lowest.task_id)})"
+    lines.append(summary)
     return "\n".join(lines)

@@ -21,10 +21,12 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from kite.diagnostics import Diagnostic, Layer, Severity
 from kite.errors import ToolchainError
+from kite.spawn import spawn
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
@@ -60,12 +62,15 @@ class CompileWorker:
         self.process: subprocess.Popen | None = None
         self._pending = bytearray()  # what the child wrote after the last complete reply
         self._stdlib_image = b""
+        # The child serves one request at a time: a thread waits here while another's unit compiles.
+        self._lock = threading.RLock()
 
     def stdlib_image(self) -> bytes:
         """KiteStd.dll exactly as the assemblies emitted here reference it."""
-        if self.process is None:
-            self._start()
-        return self._stdlib_image
+        with self._lock:
+            if self.process is None:
+                self._start()
+            return self._stdlib_image
 
     def check(self, sources: list[tuple[str, str]], timeout: float) -> list[Diagnostic]:
         reply = self._request({"op": "check", "sources": sources}, timeout)
@@ -79,20 +84,21 @@ class CompileWorker:
 
     def stop(self) -> None:
         """Kill the child and its process group; the next request starts a new one."""
-        if self.process is None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-        self.process.stdin.close()
-        self.process.stdout.close()
-        self.process = None
-        self._pending.clear()
+        with self._lock:
+            if self.process is None:
+                return
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.process.wait()
+            self.process.stdin.close()
+            self.process.stdout.close()
+            self.process = None
+            self._pending.clear()
 
     def _start(self) -> None:
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [sys.executable, "-m", "kite.dotnet.compile_worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
         )
@@ -104,18 +110,19 @@ class CompileWorker:
         self._stdlib_image = base64.b64decode(ready["stdlib"])
 
     def _request(self, request: dict, timeout: float) -> dict:
-        if self.process is None:
-            self._start()
-        try:
-            self.process.stdin.write(json.dumps(request).encode() + b"\n")
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            self._died()
-        try:
-            return self._reply(time.monotonic() + timeout)
-        except CompileTimeout:
-            self.stop()
-            raise
+        with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
+            if self.process is None:
+                self._start()
+            try:
+                self.process.stdin.write(json.dumps(request).encode() + b"\n")
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                self._died()
+            try:
+                return self._reply(time.monotonic() + timeout)
+            except CompileTimeout:
+                self.stop()
+                raise
 
     def _reply(self, deadline: float) -> dict:
         fd = self.process.stdout.fileno()
@@ -146,15 +153,17 @@ class CompileWorker:
 
 
 _shared: CompileWorker | None = None
+_shared_lock = threading.Lock()
 
 
 def shared_worker() -> CompileWorker:
-    """One child per kite process, whatever the number of Checkers: starting .NET and Roslyn costs seconds."""
+    """One child per kite process, whatever the number of sessions or threads: starting .NET and Roslyn costs seconds."""
     global _shared
-    if _shared is None:
-        _shared = CompileWorker()
-        atexit.register(_shared.stop)
-    return _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = CompileWorker()
+            atexit.register(_shared.stop)
+        return _shared
 
 
 # ---- the child

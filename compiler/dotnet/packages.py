@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError
 
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json")
@@ -77,9 +78,7 @@ def _restore_into(folder: Path, project: dict[str, bytes], layout_file: Path) ->
         reason = lines[0] if lines else f"exit code {done.returncode}"
         raise ToolchainError(f"`dotnet restore` of Kite's .NET packages failed ({reason}); is NuGet reachable?")
     layout = _layout_from_assets(json.loads((folder / "obj" / "project.assets.json").read_text()))
-    temporary = layout_file.with_suffix(".tmp")
-    temporary.write_text(json.dumps(layout, indent=1, sort_keys=True))
-    temporary.replace(layout_file)  # atomic: a half-written layout never counts as restored
+    write_atomically(layout_file, json.dumps(layout, indent=1, sort_keys=True).encode())  # a half-written layout never counts as restored
 
 
 def _layout_from_assets(assets: dict) -> dict:

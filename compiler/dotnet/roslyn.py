@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic, Layer, Severity
+from kite.dotnet.own_images import own_image
 from kite.dotnet.runtime import DotnetRuntime, boot
 from kite.errors import ToolchainError
 
@@ -233,14 +234,17 @@ def _kite_analyzers(runtime: DotnetRuntime):
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
 
     sources = [(name, (resources.files("kite.dotnet") / name).read_text()) for name in ("KiteSandbox.cs", "KiteText.cs")]
-    roslyn = [MetadataReference.CreateFromFile(path) for path in runtime.packages.compiler_dlls]
-    options = CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
-    compilation = _compilation("KiteSandbox", sources, _references(runtime), roslyn, options, None)
-    image, found = _emit(compilation)
-    if image is None:
-        first = next(str(d) for d in found if d.Severity.ToString() == "Error")
-        raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
-    assembly = Assembly.Load(Array[Byte](image))
+
+    def compile_image() -> bytes:
+        roslyn = [MetadataReference.CreateFromFile(path) for path in runtime.packages.compiler_dlls]
+        options = CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
+        image, found = _emit(_compilation("KiteSandbox", sources, _references(runtime), roslyn, options, None))
+        if image is None:
+            first = next(str(d) for d in found if d.Severity.ToString() == "Error")
+            raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
+        return image
+
+    assembly = Assembly.Load(Array[Byte](own_image("KiteAnalyzers", [text for _, text in sources], compile_image)))
     allowlist = Allowlist.load()
     tables = (allowlist.types, allowlist.members, allowlist.refused, allowlist.never)
     arguments = Array[Object]([Array[String](sorted(table)) for table in tables])

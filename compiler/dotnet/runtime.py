@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 
+from kite.atomic import write_atomically
 from kite.dotnet.packages import DotnetPackages, restore
 from kite.errors import ToolchainError
 
@@ -24,15 +23,8 @@ RUNTIME_CONFIG = {
 
 def write_runtime_config(path) -> None:
     """The runtimeconfig of every .NET process kite starts or writes: kite itself, built programs, the test host.
-
-    Written beside and renamed into place: processes that start at once (a cluster's workers) share the
-    cache's copy, and one that reads a half-written file cannot start .NET at all.
-    """
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(json.dumps(RUNTIME_CONFIG, indent=1))
-    os.chmod(temporary, 0o644)  # the sandboxed test host reads it under a uid of its own
-    os.replace(temporary, path)
+    The sandboxed test host reads it under a uid of its own."""
+    write_atomically(path, json.dumps(RUNTIME_CONFIG, indent=1).encode(), 0o644)
 
 
 @dataclass(frozen=True, eq=False)  # one per process: identity is its hash (per-process caches key on it)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from kite import standard_library
+from kite.dotnet.own_images import own_image
 from kite.dotnet.roslyn import RoslynService
 from kite.errors import ToolchainError
 
@@ -49,5 +50,6 @@ def compile_own_source(service: RoslynService, assembly_name: str, name: str, te
 
 @functools.cache
 def compile_stdlib(service: RoslynService) -> StdlibAssembly:
-    image = compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, stdlib_source())
+    source = stdlib_source()
+    image = own_image(ASSEMBLY_NAME, [source], lambda: compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, source))
     return StdlibAssembly(image, service.reference_from_image(image, (standard_library.CSHARP_ALIAS,)))

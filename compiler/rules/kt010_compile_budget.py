@@ -2,7 +2,6 @@
 
 from kite.diagnostics import Diagnostic, Severity
 from kite.rules.base import Rule
-from kite.syntax import nodes as n
 
 DEFAULT_COMPILE_TIMEOUT = 20.0  # seconds (`--compile-timeout`); docs/cli.md says it
 # Each level multiplies the compiler's work by the overloads it tries (ten for Sum): four levels take about a second,

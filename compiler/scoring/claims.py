@@ -17,11 +17,11 @@ from kite.scoring.matching import data, fold, word_matches
 LAYERS = ("kite", "compiler", "analyzers", "tests")
 VERDICTS = ("compiles", "clean", "passes")
 RULE_ID = re.compile(r"(?:kt|cs|ca)\d{3,4}")
-# Sentences end after . ! ? and a space or line end, at the end of a heading, at a blank line, and before a list item
+# Sentences end after . ! ? and a space or line end (LF, CR LF or CR), at the end of a heading, at a blank line, and before a list item
 # or a heading; the named group, where one matched, is where the sentence ends.
 SENTENCE_END = re.compile(
-    r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=\n))|(?P<heading>^[ \t>]*#{1,6}(?:[ \t][^\n]*)?)\n|\n[ \t>]*\n"
-    r"|\n(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|\n(?=[ \t>]*#)",
+    r"(?P<stop>[.!?])[\"')\]*_]*(?:[ \t]+|(?=[\r\n]))|(?P<heading>^[ \t>]*#{1,6}(?:[ \t][^\r\n]*)?)\r?\n"
+    r"|(?:\r\n?|\n)[ \t>]*(?:\r\n?|\n)|(?:\r\n?|\n)(?=[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t])|(?:\r\n?|\n)(?=[ \t>]*#)",
     re.MULTILINE,
 )
 MARKUP_EDGE = " \t\r\n>*_#-+`"

@@ -37,6 +37,7 @@ class Reading:
     how: str  # one of HOWS
     module: str  # the module name the source declares
     line_offset: int  # Kite line N of `source` is line N - line_offset of the block
+    column_offset: int = 0  # and column C of a code line is column C - column_offset of the block's line
 
 
 def normalized(code: str) -> str:
@@ -76,17 +77,25 @@ def candidates(code: str, module_name: str):
     yield "function body", f"{header}fn {body_function(code)}()\n", as_function_body(code)
 
 
+def indent_added(code: str, read: str) -> int:
+    """How far a reading moved the code right (negative: left): dedenting and wrapping in a function move every
+    non-blank line by the same amount, so the first one tells."""
+    first = next((line for line in code.split("\n") if line.strip()), "")
+    moved = next((line for line in read.split("\n") if line.strip()), "")
+    return (len(moved) - len(moved.lstrip())) - (len(first) - len(first.lstrip()))
+
+
 def read_as_module(code: str, module_name: str) -> Reading:
     code = normalized(code)
     for whole in (code, textwrap.dedent(code)):  # a whole file, maybe indented as a piece of something else
         declared = MODULE_LINE.search(whole)
         if declared:
-            return Reading(whole, "module", declared.group(1), 0)
+            return Reading(whole, "module", declared.group(1), 0, indent_added(code, whole))
     if len(code) > MAX_PROBED_CHARS:  # parsing it three ways would take minutes: it is read as a file, errors and all
         return Reading(f"module {module_name}\n{code}", "no module line", module_name, 1)
     if code.strip():
         for how, header, body in candidates(code, module_name):
             if parsed(header + body) is not None:
-                return Reading(header + body, how, module_name, header.count("\n"))
+                return Reading(header + body, how, module_name, header.count("\n"), indent_added(code, body))
     # Still a module to compile: the block's own KT000 and KT004 are what it gets graded on.
     return Reading(f"module {module_name}\n{code}", "unreadable", module_name, 1)

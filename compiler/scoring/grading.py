@@ -37,9 +37,11 @@ class CodeRequest:
     text: str  # the program (kite), or the whole answer (other formats)
     tests: tuple[tuple[str, str], ...] = ()  # (path, text) of the hidden tests; none: static layers only
     regex_flavor: str = "dotnet"
+    time_limit: float | None = None  # seconds each hidden test may run (the task's task.toml); None: the session's
 
     def key(self, toolchain: str) -> str:
-        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests], ensure_ascii=False)
+        limit = [] if self.time_limit is None else [self.time_limit]  # keys made before time limits existed stay valid
+        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit], ensure_ascii=False)
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -50,6 +52,7 @@ class Segment:
     block: int  # index into the answer's blocks
     first_line: int  # the program line of the block's line 1
     lines: int  # how many lines the block has
+    column_offset: int  # program column C is column C - column_offset of the block's line
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ def program_of(extraction: Extraction, module_name: str) -> Program | None:
             declared = next((i for i, line in enumerate(source_lines) if MODULE_LINE.match(line)), None)
             if declared is not None:
                 source_lines[declared] = ""
-        segments.append(Segment(index, len(lines) + 1 + reading.line_offset, extraction.blocks[index].text.count("\n") + 1))
+        segments.append(Segment(index, len(lines) + 1 + reading.line_offset, extraction.blocks[index].text.count("\n") + 1,
+                                reading.column_offset))
         lines.extend(source_lines)
     return Program("\n".join(lines), readings[0][1].module, tuple(readings), tuple(segments))
 
@@ -94,9 +98,9 @@ class AnswerLines:
             return following - (2 if self.answer[following - 2:following] == "\r\n" else 1)
         return len(self.answer)
 
-    def span(self, extraction: Extraction, program: Program, line: int) -> dict | None:
-        """A program line as its block, the block's line, and that line's characters in the answer: the code is the
-        end of the answer's line, whatever container (a quote's `>`, a list's indentation) comes before it."""
+    def _place(self, extraction: Extraction, program: Program, line: int):
+        """A program line as (segment, block line, where its code starts and ends in the answer): the code is the end
+        of the answer's line, whatever container (a quote's `>`, a list's indentation) comes before it."""
         for segment in program.segments:
             block_line = line - segment.first_line + 1
             if 1 <= block_line <= segment.lines:
@@ -104,8 +108,26 @@ class AnswerLines:
                 index = bisect.bisect_right(self.starts, block.start) - 1 + block_line - 1
                 end = self.end_of(index)
                 code = block.text.split("\n")[block_line - 1]
-                return {"block": segment.block, "block_line": block_line, "start": max(self.starts[index], end - len(code)), "end": end}
+                return segment, block_line, max(self.starts[index], end - len(code)), end
         return None  # a line the reading added (a module line, a wrapping function)
+
+    def span(self, extraction: Extraction, program: Program, found: dict) -> dict | None:
+        """A diagnostic's range as characters of the answer, with its block and the block's line. One that knows
+        only its line, or only a point, covers its whole line; one that ends past its block ends with its line."""
+        place = self._place(extraction, program, found["line"])
+        if place is None:
+            return None
+        segment, block_line, code_start, code_end = place
+
+        def character(start: int, end: int, column: int) -> int:
+            return min(max(start + column - 1 - segment.column_offset, start), end)
+
+        start, end = code_start, code_end
+        if found["column"] and (found["end_line"], found["end_column"]) > (found["line"], found["column"]):
+            start = character(code_start, code_end, found["column"])
+            last = self._place(extraction, program, found["end_line"])
+            end = character(last[2], last[3], found["end_column"]) if last and last[0] is segment else code_end
+        return {"block": segment.block, "block_line": block_line, "start": start, "end": end}
 
 
 # ---- the session's part: a request in, a JSON-able verdict out
@@ -124,10 +146,10 @@ def judge_kite(session, request: CodeRequest) -> dict:
 
     program = SourceFile(PROGRAM_PATH, request.text)
     tests = tuple(SourceFile(path, text) for path, text in request.tests)
-    verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False}
+    verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False, "limits": None}
     if tests:
         try:
-            report = session.test(Unit(program, tests), hidden={test.path for test in tests})
+            report = session.test(Unit(program, tests), hidden={test.path for test in tests}, timeout_seconds=request.time_limit)
         except UnusableInput as error:  # the hidden tests cannot meet this program (another module, no tests)
             verdict["reason"] = str(error)
             check = session.check(Unit(program), "all")
@@ -136,6 +158,7 @@ def judge_kite(session, request: CodeRequest) -> dict:
             verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
             verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
             verdict["tampered"] = report.tampered
+            verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
         module = read_syntax(program).module
     else:
         analysis = session.analyze(Unit(program), "all")
@@ -186,7 +209,7 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
         # Hidden tests of another module cannot meet the program: it is graded on the static layers and fails.
         meets_tests = task is not None and program.module == task.module
         tests = tuple((test.path, test.text) for test in task.tests) if meets_tests else ()
-        request = CodeRequest("kite", program.source, tests)
+        request = CodeRequest("kite", program.source, tests, time_limit=task.time_limit if tests else None)
     return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
 
 
@@ -218,7 +241,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         other = sorted({b.language for b in extraction.blocks if not b.is_kite and b.language})
         reasons.append("no Kite code" + (f" (code in {', '.join(other)} is not graded as Kite)" if other else ""))
         verdict = {"diagnostics": [], "tests": [] if task is not None else None, "own_tests": [], "tampered": False,
-                   "applies": {}, "layers_run": [], "skipped": [], "reason": ""}
+                   "limits": None, "applies": {}, "layers_run": [], "skipped": [], "reason": ""}
     if task is not None and program is not None and program.module != task.module:
         reasons.append(f"the answer is module '{program.module}', the task's module is '{task.module}'")
     if verdict["reason"]:
@@ -228,7 +251,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         shown = dict(found)
         if found["file"] == PROGRAM_PATH and program is not None:
             lines = lines or AnswerLines(prepared.answer)
-            shown["span"] = lines.span(extraction, program, found["line"])
+            shown["span"] = lines.span(extraction, program, found)
         diagnostics.append(shown)
     if program is not None and is_fragment(program):  # what a rule does not judge in a fragment is not reported
         diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS)]
@@ -258,7 +281,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         "has_code": has_code, "compiles": compiles, "clean": clean, "passes": passes, "leaked": "KT004" in fired,
         "module": program.module if program else None, "reasons": reasons, "blocks": blocks, "layers": layers,
         "layers_run": verdict["layers_run"], "skipped": verdict["skipped"], "rules": rules, "diagnostics": diagnostics,
-        "tests": tests, "own_tests": verdict["own_tests"],
+        "tests": tests, "own_tests": verdict["own_tests"], "limits": verdict["limits"],
         "claims": [{"kind": c.kind, "start": c.start, "end": c.end, "sentence": c.sentence, "false": c.false, "reason": c.reason}
                    for c in found_claims],
         "slop": [{"category": h.category, "phrase": h.phrase, "start": h.start, "end": h.end} for h in slop(extraction.prose)],

@@ -7,20 +7,24 @@ judged once per run, and, with a cache folder, once per toolchain."""
 from __future__ import annotations
 
 import atexit
+import collections
 import concurrent.futures
+import dataclasses
 import hashlib
 import json
 import math
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
+from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring import formats
 from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
 from kite.scoring.summary import summarize
 from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.testing.worker import Limits
 from kite.source import reading_errors
 
 
@@ -29,14 +33,15 @@ class SessionSettings:
     """How each worker's session runs the hidden tests."""
 
     sandboxed: bool = True
-    timeout_seconds: float = 5.0
-    budget_seconds: float = 60.0
+    timeout_seconds: float = Limits.timeout_seconds
+    budget_seconds: float = Limits.budget_seconds
+    compile_timeout_seconds: float = DEFAULT_COMPILE_TIMEOUT
 
     def open(self):
         from kite.session import Session
-        from kite.testing.worker import Limits
 
-        return Session(limits=Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds), sandboxed=self.sandboxed)
+        limits = Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds)
+        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds)
 
 
 @dataclass(frozen=True)
@@ -193,23 +198,22 @@ def _judge_in_worker(settings: SessionSettings, request: CodeRequest) -> dict:
     return judge(_worker_session, request)
 
 
-class InlineExecutor(concurrent.futures.Executor):
-    """--jobs 1: judged in this process, the future done before it is returned."""
+ANSWERS_IN_FLIGHT = 2  # --jobs 1: one answer compiles while the other's tests run in their own process
+
+
+class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """--jobs 1: one warm session in this process, judging on two threads: the compile process and the test
+    processes are separate processes, so one answer's tests run while the next one compiles."""
 
     def __init__(self, settings: SessionSettings):
+        super().__init__(max_workers=ANSWERS_IN_FLIGHT, thread_name_prefix="kite-judge")
         self.session = settings.open()
 
     def submit(self, fn, /, *args, **kwargs):
-        future = concurrent.futures.Future()
-        try:
-            future.set_result(judge(self.session, args[-1]))
-        except (ToolchainError, KeyboardInterrupt):
-            raise
-        except Exception as error:
-            future.set_exception(error)
-        return future
+        return super().submit(lambda request: judge(self.session, request), args[-1])
 
     def shutdown(self, wait=True, *, cancel_futures=False):
+        super().shutdown(wait, cancel_futures=cancel_futures)
         self.session.close()
 
 
@@ -286,9 +290,7 @@ class VerdictCache:
     def put(self, key: str, verdict: dict) -> None:
         if self.folder is None:
             return
-        staging = self.folder / f".{key}.{os.getpid()}"
-        staging.write_text(json.dumps(verdict))
-        staging.replace(self.folder / f"{key}.json")  # never a half-written entry, even with two runs sharing it
+        write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
 def resumed_lines(out: Path) -> set[int]:
@@ -322,7 +324,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     out = Path(options.out)
     done = resumed_lines(out) if options.resume else set()
     total = sum(1 for _ in run_lines(options.run))
-    toolchain = toolchain_fingerprint()
+    # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
+    toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
     cache = VerdictCache(options.cache)
     if options.dask:
         executor = DaskExecutor(options.dask)
@@ -335,21 +338,26 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     except OSError as error:
         executor.shutdown()
         raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
-    # Inline, each verdict is written before the next line is read: results come in run order.
-    in_flight_limit = 1 if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
+    in_flight_limit = ANSWERS_IN_FLIGHT if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
     judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
     waiting: dict[str, list[Prepared]] = {}
     pending: dict = {}  # future -> request key
+    # Results are written in run order whatever order they are judged in, so every executor writes the same file;
+    # one held back behind a slower answer is lost by a kill only to be graded again by --resume.
+    unwritten: collections.deque[int] = collections.deque()  # run lines read, in order, not yet written
+    held: dict[int, dict] = {}
     written = len(done)
     with results:
 
         def write(result: dict) -> None:
             nonlocal written
-            results.write(json.dumps(result, ensure_ascii=True, sort_keys=True) + "\n")
-            results.flush()  # a kill loses at most the line being written; --resume grades it again
-            written += 1
-            if progress is not None:
-                progress(written, total)
+            held[result["line"]] = result
+            while unwritten and unwritten[0] in held:
+                results.write(json.dumps(held.pop(unwritten.popleft()), ensure_ascii=True, sort_keys=True) + "\n")
+                results.flush()  # a kill loses at most the line being written; --resume grades it again
+                written += 1
+                if progress is not None:
+                    progress(written, total)
 
         def finish(key: str, verdict: dict | None, fault: str = "") -> None:
             for prepared in waiting.pop(key):
@@ -376,6 +384,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
             for number, raw in run_lines(options.run):
                 if number in done:
                     continue
+                unwritten.append(number)
                 prepared = reader.read(number, raw)
                 if isinstance(prepared, dict):
                     write(prepared)

@@ -1,9 +1,12 @@
-"""A task folder: TASKS_DIR/<task_id>/ holds the hidden tests (*.test.kite) and, optionally, task.toml.
+"""A task folder: TASKS_DIR/<task_id>/ holds the prompt (prompt.md), the reference solution (solution.kite), the hidden
+tests (*.test.kite) and, optionally, task.toml (module, time_limit, tags). docs/tasks.md documents the format.
 
-task.toml is shared with other tools (prompt, reference solution, ...): only the keys read here are looked at."""
+`kite score --tasks` needs only the hidden tests; `kite tasks check` requires the rest. Unknown keys in task.toml are
+left to other tools."""
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,11 +15,15 @@ from pathlib import Path
 from kite.errors import UnusableInput
 from kite.pipeline import TEST_SUFFIX
 from kite.scoring.fragments import MODULE_LINE
-from kite.source import SourceFile, read
+from kite.source import SourceFile, decode, read, reading_errors
 
 # A task id names one folder inside TASKS_DIR: no separators, no "..", nothing hidden.
 TASK_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 DEFAULT_MODULE = "Answer"  # the module given to code without a module line when no task names one
+PROMPT = "prompt.md"
+SOLUTION = "solution.kite"
+SETTINGS = "task.toml"
+MAX_TIME_LIMIT = 600.0  # seconds, as `kite test --timeout` allows
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,10 @@ class Task:
     id: str
     module: str
     tests: tuple[SourceFile, ...]  # the hidden tests; paths as "<task_id>/<name>" so results never show local paths
+    prompt: str | None = None  # prompt.md's text, when there is one
+    solution: SourceFile | None = None  # the reference solution, when there is one
+    time_limit: float | None = None  # seconds each hidden test may run; None: the command's default
+    tags: tuple[str, ...] = ()
 
 
 def valid_task_id(task_id: str) -> bool:
@@ -42,6 +53,13 @@ class TaskFolder:
     def exists(self, task_id: str) -> bool:
         return valid_task_id(task_id) and (self.root / task_id).is_dir()
 
+    def task_ids(self) -> list[str]:
+        """Every task folder, sorted: the order every report and every seeded choice follows."""
+        found = sorted(path.name for path in self.root.iterdir() if path.is_dir() and valid_task_id(path.name))
+        if not found:
+            raise UnusableInput(f"{self.root}: no task folders in this tasks folder")
+        return found
+
     def task(self, task_id: str) -> Task:
         if task_id not in self._read:
             self._read[task_id] = self._load(task_id)
@@ -54,21 +72,47 @@ class TaskFolder:
         )
         if not tests:
             raise UnusableInput(f"{folder}: no hidden tests (*{TEST_SUFFIX}) in this task folder")
-        return Task(task_id, self._module(folder, tests), tests)
+        settings = _settings(folder / SETTINGS)
+        prompt = read(str(folder / PROMPT)).text if (folder / PROMPT).exists() else None
+        solution = SourceFile(f"{task_id}/{SOLUTION}", read(str(folder / SOLUTION)).text) if (folder / SOLUTION).exists() else None
+        return Task(task_id, _module(folder, settings, tests), tests, prompt, solution, _time_limit(folder, settings),
+                    _tags(folder, settings))
 
-    @staticmethod
-    def _module(folder: Path, tests: tuple[SourceFile, ...]) -> str:
-        settings = folder / "task.toml"
-        if settings.exists():
-            try:
-                declared = tomllib.loads(settings.read_text(encoding="utf-8")).get("module")
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-                raise UnusableInput(f"{settings}: not valid TOML ({error})") from None
-            if declared is not None:
-                if not isinstance(declared, str) or not MODULE_LINE.match(f"module {declared}"):
-                    raise UnusableInput(f"{settings}: module must be a module name, like module = \"Shop\"")
-                return declared
-        found = MODULE_LINE.search(tests[0].text)
-        if found is None:
-            raise UnusableInput(f"{folder / Path(tests[0].path).name}: no module line, and task.toml names no module")
-        return found.group(1)
+
+def _settings(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    with reading_errors(str(path), "a TOML file"):
+        data = path.read_bytes()
+    try:
+        return tomllib.loads(decode(str(path), data).text)  # an empty task.toml is allowed: nothing to say
+    except tomllib.TOMLDecodeError as error:
+        raise UnusableInput(f"{path}: not valid TOML ({error})") from None
+
+
+def _module(folder: Path, settings: dict, tests: tuple[SourceFile, ...]) -> str:
+    declared = settings.get("module")
+    if declared is not None:
+        if not isinstance(declared, str) or not MODULE_LINE.match(f"module {declared}"):
+            raise UnusableInput(f"{folder / SETTINGS}: module must be a module name, like module = \"Shop\"")
+        return declared
+    found = MODULE_LINE.search(tests[0].text)
+    if found is None:
+        raise UnusableInput(f"{folder / Path(tests[0].path).name}: no module line, and {SETTINGS} names no module")
+    return found.group(1)
+
+
+def _time_limit(folder: Path, settings: dict) -> float | None:
+    limit = settings.get("time_limit")
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not math.isfinite(limit) or not 0.1 <= limit <= MAX_TIME_LIMIT:
+        raise UnusableInput(f"{folder / SETTINGS}: time_limit must be seconds each test may run, from 0.1 to {MAX_TIME_LIMIT:g}")
+    return float(limit)
+
+
+def _tags(folder: Path, settings: dict) -> tuple[str, ...]:
+    tags = settings.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise UnusableInput(f"{folder / SETTINGS}: tags must be a list of strings, like tags = [\"loops\"]")
+    return tuple(tags)

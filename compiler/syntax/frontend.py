@@ -39,6 +39,7 @@ class SyntaxResult:
     diagnostics: tuple[Diagnostic, ...]  # KT000 and KT004
     leaked_lines: frozenset[int]  # lines with KT004: no KT000 or compiler diagnostic is shown there
     replaced_lines: frozenset[int]  # lines recovery replaced: nothing else is reported there
+    parsed_lines: tuple[str, ...] = ()  # the text the parser read (layout made consistent, recovery's lines in): positions are its
 
     @property
     def complete(self) -> bool:
@@ -68,7 +69,7 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
         first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
         diagnostics.append(kt000_syntax.RULE.at(file, first, 1, "expected 'module Name' before anything else"))
         module = None
-    return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced))
+    return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced), tuple(lines))
 
 
 def _parse_items(

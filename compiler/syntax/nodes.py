@@ -330,8 +330,9 @@ def walk_statements(body):
 
 
 def statement_expressions(statement) -> tuple:
-    """The expressions a statement holds itself (not those of the statements nested in it)."""
-    return tuple(child for child in children(statement) if not isinstance(child, STATEMENTS))
+    """The expressions a statement holds itself (not those of its nested blocks, nor its declared type): a condition,
+    a value, a target."""
+    return tuple(child for child in children(statement) if not isinstance(child, (*STATEMENTS, TypeRef)))
 
 
 def expression_nodes(e):

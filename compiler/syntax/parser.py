@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from importlib import resources
 
 from lark import Lark, Token
@@ -47,16 +48,23 @@ def grammar_text() -> str:
     return (resources.files("kite.grammar") / "kite.lark").read_text()
 
 
-@functools.cache
+_per_thread = threading.local()
+
+
 def lark_parser() -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        postlex=KiteIndenter(),
-        start=["start", "expr"],
-        maybe_placeholders=True,
-        cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
-    )
+    """One per thread: Lark's Indenter keeps the indentation of the parse under way on the parser itself, so two
+    threads parsing at once (answers in flight, a server's requests) would corrupt each other's."""
+    parser = getattr(_per_thread, "parser", None)
+    if parser is None:
+        parser = _per_thread.parser = Lark(
+            grammar_text(),
+            parser="lalr",
+            postlex=KiteIndenter(),
+            start=["start", "expr"],
+            maybe_placeholders=True,
+            cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
+        )
+    return parser
 
 
 def parse_module(text: str, first_line: int = 1) -> n.Module | None:

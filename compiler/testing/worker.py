@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from kite.display import well_formed
 from kite.errors import ToolchainError
+from kite.spawn import spawn
 from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
@@ -129,7 +131,7 @@ class TestProcess:
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         try:
-            self.process = subprocess.Popen(
+            self.process = spawn(
                 sandbox.command(host_dir, host_environment(limits, "/work", "/tmp"), limits.tmpfs_mb << 20, filter_fd),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
                 start_new_session=True, preexec_fn=apply_limits, pass_fds=() if filter_fd is None else (filter_fd,),
@@ -160,7 +162,7 @@ class TestProcess:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)  # rmtree never follows a planted link
 
-    def run(self, image: bytes, tests: list[TestRequest], budget_end: float) -> list[RawResult]:
+    def run(self, image: bytes, tests: list[TestRequest], budget_end: float, timeout_seconds: float) -> list[RawResult]:
         """Results in test order, up to the first that ended the process (a crash, a timeout, a forged line)."""
         key = secrets.token_bytes(32)
         request = [key.hex(), f"{self.limits.output_chars} {self.limits.message_chars}", str(len(tests)),
@@ -179,7 +181,7 @@ class TestProcess:
         results = []
         for index, _ in enumerate(tests):
             test_start = time.monotonic()
-            deadline = min(test_start + self.limits.timeout_seconds, budget_end)
+            deadline = min(test_start + timeout_seconds, budget_end)
             event = channel.next(deadline)
             seconds = time.monotonic() - test_start
             if not isinstance(event, dict) or event.get("event") != "result" or event.get("index") != index:
@@ -343,37 +345,50 @@ class ProcessPool:
         self.limits = limits
         self.ahead = ahead
         self.idle: deque[TestProcess] = deque()
-        self.started = 0  # how many processes: a benchmark number
+        self.started = 0  # how many processes were started (the ones kept ahead too): a benchmark number
+        self.taken = 0  # how many answers' runs took one
+        self._lock = threading.Lock()  # answers in flight on several threads each take their own process
 
     def _start(self) -> TestProcess:
         self.started += 1
         return TestProcess(self.sandbox, self.host_dir, self.limits)
 
     def take(self) -> TestProcess:
-        process = None
-        while self.idle and process is None:
-            candidate = self.idle.popleft()
-            if candidate.alive:
-                process = candidate
-            else:
-                candidate.kill()
-        process = process or self._start()
-        while len(self.idle) < self.ahead:
-            self.idle.append(self._start())
-        return process
+        with self._lock:
+            process = None
+            while self.idle and process is None:
+                candidate = self.idle.popleft()
+                if candidate.alive:
+                    process = candidate
+                else:
+                    candidate.kill()
+            process = process or self._start()
+            self.taken += 1
+            while len(self.idle) < self.ahead:
+                self.idle.append(self._start())
+            return process
 
     def close(self) -> None:
-        while self.idle:
-            self.idle.popleft().kill()
+        with self._lock:
+            while self.idle:
+                self.idle.popleft().kill()
 
 
-def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> list[RawResult]:
-    """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process."""
+NOT_RUN_AFTER_FAILURE = "not run: an earlier test already failed"
+
+
+def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest], timeout_seconds: float | None = None,
+               stop_at_failure: bool = False) -> list[RawResult]:
+    """Every test of one answer, in order; a crash or timeout hands the rest to a fresh process. Each test runs for
+    the pool's limit, or `timeout_seconds` (a task's own time limit). With `stop_at_failure` (a mutant: one failure
+    decides it), the tests left when a process ends on a failure are not run."""
     limits = pool.limits
     budget_end: float | None = None  # the budget starts when the first process is ready, so booting is never charged
     results: list[RawResult] = []
     while len(results) < len(tests):
         left = len(tests) - len(results)
+        if stop_at_failure and any(result.status != "pass" for result in results):
+            return results + [RawResult("fail", NOT_RUN_AFTER_FAILURE)] * left
         if results and results[-1].tampered:
             return results + [RawResult("crash", f"not run: {TAMPERED}")] * left
         if budget_end is not None and time.monotonic() >= budget_end:
@@ -383,7 +398,7 @@ def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest]) -> lis
             if not process.channel.ready(time.monotonic() + BOOT_SECONDS):
                 raise ToolchainError(f"a test process did not start within {BOOT_SECONDS:g} s{process._stderr_reason()}")
             budget_end = budget_end or time.monotonic() + limits.budget_seconds
-            results += process.run(image, tests[len(results):], budget_end)
+            results += process.run(image, tests[len(results):], budget_end, timeout_seconds or limits.timeout_seconds)
         finally:
             process.kill()
     return results

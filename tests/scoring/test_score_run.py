@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import REPO, run_kite
+from conftest import run_kite
 from kite.scoring import run as score_run
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
@@ -157,6 +157,21 @@ def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path,
     assert len(judged) == 1 and all(r["passes"] for r in first)
     _, again = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "cache"))
     assert len(judged) == 1 and again == first
+
+
+SPINNING_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return a + b\n"
+
+
+def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
+    write_run(tmp_path / "run.jsonl", [kite_block(SPINNING_ADDER)])
+    cache = str(tmp_path / "cache")
+    _, [bounded] = score(tmp_path, "--tasks", str(tasks), "--cache", cache, "--timeout", "5", "--budget", "1")
+    # Both hidden tests would take 5 s each; the answer's budget of 1 s stops them all.
+    assert [t["status"] for t in bounded["tests"]] == ["timeout", "timeout"]
+    assert "the answer's time budget of 1 s ran out" in bounded["tests"][-1]["message"]
+    _, [again] = score(tmp_path, "--tasks", str(tasks), "--cache", cache, "--timeout", "0.5", "--budget", "1")
+    assert len(judged) == 2, "a verdict judged under other limits was served from the cache"
+    assert (bounded["limits"], again["limits"]) == ({"timeout_seconds": 5, "budget_seconds": 1}, {"timeout_seconds": 0.5, "budget_seconds": 1})
 
 
 def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):

@@ -1,0 +1,93 @@
+"""`kite lsp`, warm: from a didChange of a 200-line file to its Kite diagnostics and to its C# diagnostics.
+
+Targets (issue 14): Kite <= 150 ms, C# <= 600 ms. The server runs with its default quiet periods (the Kite layer waits
+0.05 s, the C# layers 0.25 s after the last change), so each number includes that wait; the line below also prints
+them with the quiet periods at zero, which is what the layers themselves cost.
+
+    .venv/bin/python benchmarks/lsp.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+ROUNDS = 10
+FUNCTION = """
+fn total_{n}(prices: list<dec>, tax: dec) -> dec
+    let mut total = 0.0
+    for price in prices
+        if price > 0.0
+            total += price
+    let with_tax = total * (1.0 + tax)
+    return round(with_tax, 2)
+"""
+
+
+def program(edit: int) -> str:
+    """About 200 lines; each edit changes a name on the last line, so it has one Kite and one C# diagnostic."""
+    body = "module Bench\n" + "".join(FUNCTION.format(n=n) for n in range(24))
+    return body + f"\nfn broken() -> int\n    let x = 1\n    x = {edit}\n    return missing_{edit}\n"
+
+
+async def measure(options: dict) -> tuple[list[float], list[float]]:
+    client = LanguageClient("bench", "1")
+    arrived: asyncio.Queue = asyncio.Queue()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def publish(params: types.PublishDiagnosticsParams):
+        arrived.put_nowait((time.perf_counter(), params))
+
+    await client.start_io(sys.executable, "-m", "kite.cli.main", "lsp")
+    capabilities = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
+        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+    await client.initialize_async(types.InitializeParams(capabilities=capabilities, initialization_options=options))
+    client.initialized(types.InitializedParams())
+    folder = Path(tempfile.mkdtemp(prefix="kite-lsp-bench-"))
+    path = folder / "bench.kite"
+    path.write_text(program(0))
+    uri = path.as_uri()
+    print(f"  file: {len(program(0).splitlines())} lines", flush=True)
+
+    async def until(version: int, source: str) -> float:
+        while True:
+            when, params = await asyncio.wait_for(arrived.get(), 300)
+            if params.version == version and any(d.source == source for d in params.diagnostics):
+                return when
+
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 0, program(0))))
+    await until(0, "csharp")  # warm: .NET started, Roslyn and the analyzers jitted
+    kite, csharp = [], []
+    for version in range(1, ROUNDS + 1):
+        sent = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version, uri), [types.TextDocumentContentChangeWholeDocument(program(version))]))
+        kite.append(await until(version, "kite") - sent)
+        csharp.append(await until(version, "csharp") - sent)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return kite, csharp
+
+
+def ms(values: list[float]) -> str:
+    return f"median {1000 * statistics.median(values):6.0f} ms, max {1000 * max(values):6.0f} ms"
+
+
+async def main() -> None:
+    for label, options in (("default quiet periods", {}), ("quiet periods at zero", {"kiteDelay": 0, "csharpDelay": 0})):
+        print(f"{label}:", flush=True)
+        kite, csharp = await measure(options)
+        print(f"  didChange -> Kite diagnostics: {ms(kite)}   (target <= 150 ms)")
+        print(f"  didChange -> C# diagnostics:   {ms(csharp)}   (target <= 600 ms)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

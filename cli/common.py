@@ -1,0 +1,47 @@
+"""What every `kite` command shares: the exit codes, one line instead of a traceback, the time limits."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import click
+
+from kite.errors import ToolchainError, UnusableInput
+from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.testing.worker import Limits
+
+timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0.1, max=600), default=Limits.timeout_seconds, show_default=True,
+    help="Seconds each test may run.")
+budget_option = click.option(
+    "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
+    help="Seconds all of an answer's tests may run together.")
+compile_timeout_option = click.option(
+    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
+    help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
+)
+
+EXIT_FAILED = 1
+EXIT_UNUSABLE = 2
+EXIT_INTERNAL = 3
+
+
+def guarded(command):
+    """One line, never a traceback: unusable input and toolchain problems exit 2."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (UnusableInput, ToolchainError) as error:
+            click.echo(f"kite: error: {error}", err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except KeyboardInterrupt:
+            click.echo("kite: interrupted", err=True)
+            sys.exit(130)
+        except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
+            click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+    return run

@@ -1,0 +1,67 @@
+"""`kite find` and `kite rewrite`: arguments to the search core, then an emitter, then the exit code."""
+
+from __future__ import annotations
+
+import click
+
+from kite.cli import emitters
+from kite.display import visible
+from kite.errors import UnusableInput
+
+EXIT_NOTHING = 1  # like grep: nothing matched, or a plan refused
+EXIT_UNUSABLE = 2
+
+
+def _problems(problems) -> bool:
+    for problem in problems:
+        click.echo(f"kite: error: {visible(problem)}", err=True)
+    return bool(problems)
+
+
+def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str) -> int:
+    from kite.search.find import search
+    from kite.search.pattern import parse_pattern
+
+    pattern = parse_pattern(pattern_text, context)
+    searched = search(pattern, paths)
+    click.echo(emitters.emitter(output_format).find(pattern, searched))
+    if _problems([file.problem for file in searched if file.problem]):
+        return EXIT_UNUSABLE
+    return 0 if any(file.found for file in searched) else EXIT_NOTHING
+
+
+def run_prepare(pattern_text: str | None, template: str | None, paths: list[str], context: str | None, plan_path: str) -> int:
+    from pathlib import Path
+
+    from kite.atomic import write_atomically
+    from kite.search.pattern import parse_pattern
+    from kite.search.rewrite import prepare
+
+    if not pattern_text or template is None or not paths:
+        raise UnusableInput("kite rewrite PATTERN --to TEMPLATE PATH... prepares a plan; kite rewrite --apply PLAN writes it")
+    plan = prepare(parse_pattern(pattern_text, context), template, paths)
+    click.echo(emitters.emitter("text").rewrite_plan(plan, plan_path), nl=False)
+    if _problems(plan.problems):  # a plan must cover every file named: none is written without one of them
+        return EXIT_UNUSABLE
+    if plan.files:
+        try:
+            write_atomically(Path(plan_path), plan.to_json().encode())
+        except OSError as error:
+            raise UnusableInput(f"{plan_path}: cannot write the plan ({error.strerror})") from None
+    return 0 if plan.files else EXIT_NOTHING
+
+
+def run_apply(plan_path: str, check: bool) -> int:
+    from kite.search.rewrite import PlanRefused, apply
+
+    try:
+        written = apply(plan_path, check)
+    except PlanRefused as refused:
+        click.echo(f"kite: plan refused, no file written: {visible(str(refused))}", err=True)
+        return EXIT_NOTHING
+    except OSError as error:
+        click.echo(f"kite: error: writing failed, every file put back as it was: {visible(str(error))}", err=True)
+        return EXIT_UNUSABLE
+    for path in written:
+        click.echo(f"rewrote {visible(path)}")
+    return 0

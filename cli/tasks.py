@@ -1,0 +1,84 @@
+"""`kite tasks`: check a task set (docs/tasks.md) and measure its hidden tests by mutation, on one session."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kite.cli import emitters
+from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.display import visible
+from kite.tasks import DEFAULT_MAX_MUTANTS
+
+
+def tasks_format_option(command: str):
+    return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text",
+                        show_default=True, help="text: for people. json: one document for scripts (docs/tasks.md).")
+
+
+@click.group()
+def tasks():
+    """Check a task set (TASKS_DIR/<task_id>/: prompt.md, solution.kite, *.test.kite, task.toml) and measure how
+    strong its hidden tests are."""
+
+
+@tasks.command()
+@click.argument("tasks_dir", type=click.Path())
+@tasks_format_option("tasks_check")
+@timeout_option  # a task's task.toml time_limit wins
+@compile_timeout_option
+@guarded
+def check(tasks_dir, output_format, timeout, compile_timeout):
+    """Check every task of TASKS_DIR: its reference solution passes all four layers clean with its hidden tests
+    passing, every test file is the task's module, every test has an expect, the prompt names what the tests call.
+
+    Exit 0 when every task is fine, 1 when any has a problem, 2 when a task cannot be read (the others are still
+    checked)."""
+    from kite.scoring.tasks import TaskFolder
+    from kite.session import Session
+    from kite.tasks.check import check_tasks
+    from kite.testing.worker import Limits
+
+    folder = TaskFolder(tasks_dir)
+    with Session(limits=Limits(timeout_seconds=timeout), compile_timeout=compile_timeout) as session:
+        checks = check_tasks(session, folder)
+    click.echo(emitters.emitter(output_format).tasks_check(checks))
+    sys.exit(EXIT_UNUSABLE if any(c.unusable for c in checks) else EXIT_FAILED if not all(c.ok for c in checks) else 0)
+
+
+@tasks.command()
+@click.argument("tasks_dir", type=click.Path())
+@click.option("--min-score", type=click.FloatRange(min=0, max=1), help="Fail (exit 1) when a task's mutation score is below this.")
+@click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
+              help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Chooses the sample of mutants.")
+@budget_option
+@tasks_format_option("tasks_mutate")
+@timeout_option
+@compile_timeout_option
+@guarded
+def mutate(tasks_dir, min_score, max_mutants, seed, budget, output_format, timeout, compile_timeout):
+    """Measure the hidden tests of every task of TASKS_DIR by mutation: mutants of the reference solution (operators
+    swapped, boundaries moved by one, constants changed, conditions negated, a statement removed, a return value
+    replaced) run the hidden tests; the score is killed / compiled mutants, and each surviving mutant is shown as a diff.
+
+    Exit 0, or 1 when a task could not be measured or (with --min-score) scores below it, 2 when a task cannot be read."""
+    from kite.scoring.tasks import TaskFolder
+    from kite.session import Session
+    from kite.tasks.mutation import mutate_tasks
+    from kite.testing.worker import Limits
+
+    folder = TaskFolder(tasks_dir)
+
+    def progress(task_id: str) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"mutating {visible(task_id)}", err=True)
+
+    with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), compile_timeout=compile_timeout) as session:
+        measured = mutate_tasks(session, folder, max_mutants, seed, progress)
+    click.echo(emitters.emitter(output_format).tasks_mutate(measured, min_score))
+    if any(task.unusable for task in measured):
+        sys.exit(EXIT_UNUSABLE)
+    below = min_score is not None and any(task.score is None or task.score < min_score for task in measured)
+    sys.exit(EXIT_FAILED if below or any(task.problem for task in measured) else 0)

@@ -1,0 +1,298 @@
+"""What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, definition, symbols,
+completion and quick fixes. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based lines and
+code-point columns, which the server turns into the client's UTF-16 units.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kite.analyze import Binding, gather
+from kite.diagnostics import Diagnostic, Layer
+from kite.source import SourceFile
+from kite.standard_library import FUNCTIONS
+from kite.syntax import nodes as n
+from kite.syntax.frontend import read_syntax
+from kite.syntax.parser import kite_keywords
+
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The token a point diagnostic starts at: a word, `else if`, a run of operator characters, or one character.
+TOKEN = re.compile(r"else[ \t]+if\b|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9.]*|&&|\|\||\+\+|--|//|[=!<>]=|.")
+
+
+@dataclass(frozen=True)
+class Span:
+    """0-based lines, code-point columns; the end column is exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+def diagnostic_span(d: Diagnostic, lines: list[str]) -> Span:
+    """Where a diagnostic is in the editor: its own range when it has one, else the token at its column, else the
+    line's code. The C# layers' columns are the generated C#'s (docs/cli.md): only their line means something."""
+    row = min(max(d.line, 1), max(len(lines), 1)) - 1
+    text = lines[row] if row < len(lines) else ""
+    if d.column <= 0 or d.layer is not Layer.KITE:
+        start = len(text) - len(text.lstrip())
+        return Span(row, start, row, max(len(text.rstrip()), start))
+    start = min(d.column - 1, len(text))
+    if (d.end_line, d.end_column) > (d.line, d.column):
+        end_row = min(d.end_line, max(len(lines), 1)) - 1
+        end_text = lines[end_row] if end_row < len(lines) else ""
+        return Span(row, start, end_row, min(d.end_column - 1, len(end_text)))
+    token = TOKEN.match(text, start)
+    return Span(row, start, row, token.end() if token else start)
+
+
+def rule_link(code: str) -> str | None:
+    """Where a diagnostic's rule is explained: Kite's in docs/rules.md, C#'s and the analyzers' on Microsoft Learn."""
+    if code.startswith("KT"):
+        return f"{RULES_DOC.as_uri()}#{code.lower()}" if RULES_DOC.exists() else None
+    if code.startswith("CS"):
+        return f"https://learn.microsoft.com/dotnet/csharp/misc/{code.lower()}"
+    if code.startswith("CA"):
+        return f"https://learn.microsoft.com/dotnet/fundamentals/code-analysis/quality-rules/{code.lower()}"
+    return None
+
+
+SOURCES = {Layer.KITE: "kite", Layer.COMPILER: "csharp", Layer.ANALYZERS: "analyzers"}
+
+
+# ---- the program's names
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One version of a file: its lines, its module (recovered where it does not parse) and its facts."""
+
+    lines: list[str]
+    module: n.Module | None
+
+    @classmethod
+    def of(cls, path: str, text: str) -> "Parsed":
+        module = read_syntax(SourceFile(path, text)).module if text.strip() else None
+        return cls(text.split("\n"), module)
+
+    def word_at(self, line: int, column: int) -> tuple[str, int] | None:
+        """The name under (or just before) the cursor, and the column it starts at."""
+        text = self.lines[line] if line < len(self.lines) else ""
+        for match in WORD.finditer(text):
+            if match.start() <= column <= match.end():
+                return match.group(), match.start()
+        return None
+
+    def enclosing_item(self, line: int):
+        """The top-level item the 0-based line is in (the last one starting at or before it)."""
+        items = [item for item in self.module.items if item.line - 1 <= line] if self.module else []
+        return items[-1] if items else None
+
+    def bindings_in_scope(self, line: int, column: int) -> dict[str, Binding]:
+        """Names declared before the position in its item, over the module's constants; the nearest wins.
+        Approximate on purpose: the item's locals declared earlier, even in a block already closed."""
+        if self.module is None:
+            return {}
+        item = self.enclosing_item(line)
+        following = [other.line for other in self.module.items if item is not None and other.line > item.line]
+        end = min(following, default=10**9)
+        found: dict[str, Binding] = {}
+        for binding in gather(self.module).bindings:
+            if binding.kind == "const":
+                found.setdefault(binding.name, binding)
+            elif item is not None and item.line <= binding.line < end and (binding.line - 1, binding.column - 1) <= (line, column):
+                found[binding.name] = binding
+        return found
+
+    @property
+    def functions(self) -> dict[str, n.FnDecl]:
+        return {item.name: item for item in self.module.items if isinstance(item, n.FnDecl)} if self.module else {}
+
+    @property
+    def types(self) -> dict[str, object]:
+        return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
+
+
+def type_text(t: n.TypeRef | None) -> str:
+    if t is None:
+        return "unknown"
+    args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
+    return f"{t.name}{args}{'?' if t.nullable else ''}"
+
+
+def binding_type(binding: Binding) -> str:
+    if binding.type is not None:
+        return type_text(binding.type)
+    value = binding.value
+    if isinstance(value, n.Literal):
+        return value.kind
+    if isinstance(value, n.FString):
+        return "str"
+    if isinstance(value, n.Lambda):
+        return f"fn({', '.join(type_text(p.type) for p in value.params)})"
+    return "unknown"
+
+
+def fn_signature(fn: n.FnDecl) -> str:
+    params = ", ".join(f"{p.name}: {type_text(p.type)}" for p in fn.params)
+    return f"fn {fn.name}({params})" + (f" -> {type_text(fn.returns)}" if fn.returns else "")
+
+
+def type_declaration(item) -> str:
+    if isinstance(item, n.TypeDecl):
+        return f"type {item.name}\n" + "\n".join(f"    {f.name}: {type_text(f.type)}" for f in item.fields)
+    return f"enum {item.name}\n" + "\n".join(f"    {m.name}" for m in item.members)
+
+
+def name_at(parsed: Parsed, line: int, column: int) -> tuple[str | None, Binding | None]:
+    """The name under the cursor and the local or constant it means there (None for a function, type or stdlib name)."""
+    found = parsed.word_at(line, column)
+    if found is None:
+        return None, None
+    word, start = found
+    return word, parsed.bindings_in_scope(line, start).get(word)
+
+
+def hover(parsed: Parsed, line: int, column: int) -> str | None:
+    """Markdown: the Kite type of a name, a function's signature, a type's fields, a stdlib function's signature and doc."""
+    word, binding = name_at(parsed, line, column)
+    if word is None:
+        return None
+    if binding is not None:
+        kind = {"mut": "let mut", "param": "parameter", "loop": "for", "lambda": "lambda parameter", "const": "let (constant)"}.get(binding.kind, binding.kind)
+        return f"```kite\n{word}: {binding_type(binding)}\n```\n{kind}"
+    if word in parsed.functions:
+        return f"```kite\n{fn_signature(parsed.functions[word])}\n```"
+    if word in parsed.types:
+        return f"```kite\n{type_declaration(parsed.types[word])}\n```"
+    if word in FUNCTIONS:
+        std = FUNCTIONS[word]
+        return f"```kite\n{std.signature}\n```\n{std.doc} (standard library)"
+    return None
+
+
+def definition(parsed: Parsed, line: int, column: int) -> Span | None:
+    """Where the name under the cursor is declared in this file (its name, not its keyword)."""
+    word, binding = name_at(parsed, line, column)
+    declared = binding or parsed.functions.get(word) or parsed.types.get(word)
+    if declared is None:
+        return None
+    row = declared.line - 1
+    text = parsed.lines[row] if row < len(parsed.lines) else ""
+    at = next((m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text) if m.start() >= declared.column - 1), declared.column - 1)
+    return Span(row, at, row, at + len(word))
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    kind: str  # function, struct, enum, constant, test, field, member
+    span: Span
+    children: tuple["Symbol", ...] = ()
+
+
+def symbols(parsed: Parsed) -> list[Symbol]:
+    """The module's items, each spanning up to the next; a record's fields and an enum's members inside it."""
+    if parsed.module is None:
+        return []
+    items = list(parsed.module.items)
+    out = []
+    for index, item in enumerate(items):
+        last = (items[index + 1].line - 2) if index + 1 < len(items) else len(parsed.lines) - 1
+        while last > item.line - 1 and not parsed.lines[last].strip():
+            last -= 1
+        span = Span(item.line - 1, item.column - 1, last, len(parsed.lines[last]))
+        point = lambda node, name: Span(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))  # noqa: E731
+        if isinstance(item, n.FnDecl):
+            out.append(Symbol(item.name, "function", span))
+        elif isinstance(item, n.TypeDecl):
+            out.append(Symbol(item.name, "struct", span, tuple(Symbol(f.name, "field", point(f, f.name)) for f in item.fields)))
+        elif isinstance(item, n.EnumDecl):
+            out.append(Symbol(item.name, "enum", span, tuple(Symbol(m.name, "member", point(m, m.name)) for m in item.members)))
+        elif isinstance(item, n.Let):
+            out.append(Symbol(item.name, "constant", span))
+        elif isinstance(item, n.TestDecl):
+            out.append(Symbol(f'test "{item.description}"', "test", span))
+    return out
+
+
+@dataclass(frozen=True)
+class Completion:
+    label: str
+    kind: str  # variable, function, struct, enum, field, member, keyword
+    detail: str
+
+
+def completions(parsed: Parsed, line: int, column: int) -> list[Completion]:
+    """After `name.`: a record's fields or an enum's members. Elsewhere: the names in scope, the module's functions
+    and types, the standard library and Kite's keywords."""
+    text = parsed.lines[line][:column] if line < len(parsed.lines) else ""
+    dotted = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z0-9_]*$", text)
+    if dotted:
+        target = dotted.group(1)
+        binding = parsed.bindings_in_scope(line, dotted.start(1)).get(target)
+        declared = parsed.types.get(binding.type.name if binding is not None and binding.type is not None else target)
+        if isinstance(declared, n.TypeDecl) and binding is not None:
+            return [Completion(f.name, "field", type_text(f.type)) for f in declared.fields]
+        if isinstance(declared, n.EnumDecl) and binding is None:
+            return [Completion(m.name, "member", declared.name) for m in declared.members]
+        return []
+    found = [Completion(name, "variable", binding_type(b)) for name, b in parsed.bindings_in_scope(line, column).items()]
+    found += [Completion(name, "function", fn_signature(fn)) for name, fn in parsed.functions.items()]
+    found += [Completion(name, "struct" if isinstance(t, n.TypeDecl) else "enum", name) for name, t in parsed.types.items()]
+    found += [Completion(name, "function", std.signature) for name, std in FUNCTIONS.items()]
+    found += [Completion(word, "keyword", "") for word in sorted(kite_keywords())]
+    return found
+
+
+# ---- quick fixes for C# habits
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    span: Span
+    new_text: str
+
+
+# What each C# habit (KT004) is in Kite; the pattern must match at the diagnostic's column.
+HABITS = (
+    (re.compile(r"var\b"), "let mut"),
+    (re.compile(r"else[ \t]+if\b"), "elif"),
+    (re.compile(r"null\b"), "none"),
+    (re.compile(r"&&"), "and"),
+    (re.compile(r"\|\|"), "or"),
+    (re.compile(r"!(?!=)"), "not"),
+    (re.compile(r";"), ""),
+)
+NEVER_CHANGED = re.compile(r"\blet[ \t]+mut\b")
+
+
+def quick_fix(d: Diagnostic, lines: list[str]) -> Fix | None:
+    """The edit that turns a C# habit (KT004) into Kite, or an unchanged `let mut` (KT002) into `let`."""
+    row = d.line - 1
+    if d.column < 1 or not 0 <= row < len(lines):
+        return None
+    text, start = lines[row], d.column - 1
+    if d.id == "KT002":  # at the name, or at its `let mut`: the last `let mut` from the line's start up to there
+        found = [m for m in NEVER_CHANGED.finditer(text) if m.start() <= start]
+        return Fix("Declare it with let", Span(row, found[-1].start(), row, found[-1].end()), "let") if found else None
+    if d.id != "KT004":
+        return None
+    for pattern, kite in HABITS:
+        found = pattern.match(text, start)
+        if found is None:
+            continue
+        end = found.end()
+        if not kite:  # `;`: dropped with the blanks before it
+            start = len(text[:start].rstrip()) if not text[end:].strip() else start
+            return Fix(f"Drop '{found.group()}'", Span(row, start, row, end), "")
+        word_like = kite.isalpha()
+        before = " " if word_like and start > 0 and not text[start - 1].isspace() and text[start - 1] != "(" else ""
+        after = " " if word_like and end < len(text) and not text[end].isspace() else ""
+        return Fix(f"Replace '{found.group()}' with '{kite}'", Span(row, start, row, end), f"{before}{kite}{after}")
+    return None

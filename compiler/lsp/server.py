@@ -1,0 +1,334 @@
+"""`kite lsp`: a language server over stdio (pygls), holding one `kite.session.Session`.
+
+Two speeds, as rust-analyzer's and Gleam's servers work: Kite's own layer after a short quiet period on every change,
+the C# layers (compiler and analyzers, in the session's compile process) after a longer one or on save. A C# result
+for a unit whose text changed meanwhile is dropped: only the latest version's is ever shown. Lazy and honest: the
+compile process starts on the first C# check, is stopped after an idle time and comes back on demand; without
+`dotnet` the server keeps serving Kite's layer and says once why the C# layers are absent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import traceback
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from kite import __version__
+from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.errors import ToolchainError, UnusableInput
+from kite.lsp import features
+from kite.pipeline import CheckResult, Unit, find_units
+from kite.session import Session
+from kite.source import SourceFile, decode
+
+STATUS_COMMAND = "kite.status"
+RELEASED = "kite: the C# compiler process was stopped"
+
+
+@dataclass
+class Settings:
+    """From the client's initializationOptions (camelCase there)."""
+
+    kite_delay: float = 0.05  # seconds of quiet before Kite's layer runs
+    csharp_delay: float = 0.25  # seconds of quiet before the C# layers run (on save: at once)
+    idle_release: float = 300.0  # seconds without a C# check before the compile process is stopped
+
+    @classmethod
+    def of(cls, options) -> "Settings":
+        options = options if isinstance(options, dict) else {}
+        names = {"kiteDelay": "kite_delay", "csharpDelay": "csharp_delay", "idleRelease": "idle_release"}
+        return cls(**{field: float(options[key]) for key, field in names.items() if isinstance(options.get(key), (int, float))})
+
+
+class KiteLanguageServer(LanguageServer):
+    def __init__(self):
+        super().__init__("kite", __version__)
+        self.session = Session()
+        self.settings = Settings()
+        self.pull = False  # the client asks for diagnostics (textDocument/diagnostic) instead of taking pushes
+        self.refresh = False  # it can be told to ask again (workspace/diagnostic/refresh)
+        self.csharp_absent: str | None = None  # why the C# layers cannot run, once known
+        self.results: dict[str, tuple[Unit, CheckResult]] = {}  # program path -> the latest check and what it checked
+        self.pending: dict[tuple[str, str], asyncio.Task] = {}  # (uri, speed) -> the check waiting for quiet
+        self.release: asyncio.Task | None = None
+        # One thread for the C# layers: the compile process answers one request at a time.
+        self.csharp_thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kite-csharp")
+
+    # ---- units from the editor's buffers, the disk where a file is not open
+
+    def source(self, path: str) -> SourceFile:
+        document = self.workspace.text_documents.get(from_fs_path(path))
+        if document is not None:
+            return SourceFile(path, document.source.replace("\r\n", "\n").replace("\r", "\n"))
+        with open(path, "rb") as file:
+            return decode(path, file.read())
+
+    def unit_of(self, uri: str) -> Unit:
+        """The file's unit as `kite check` pairs it: NAME.test.kite with NAME.kite beside it."""
+        [found] = find_units([to_fs_path(uri)])
+        return Unit(self.source(found.program), tuple(self.source(test) for test in found.tests))
+
+    # ---- checks
+
+    def schedule(self, uri: str, speed: str, delay: float) -> None:
+        previous = self.pending.pop((uri, speed), None)
+        if previous is not None:
+            previous.cancel()
+        self.pending[(uri, speed)] = asyncio.ensure_future(self.check_later(uri, speed, delay))
+
+    def changed(self, uri: str, *, saved: bool = False) -> None:
+        self.schedule(uri, "kite", 0 if saved else self.settings.kite_delay)
+        if self.csharp_absent is None:
+            self.schedule(uri, "csharp", 0 if saved else self.settings.csharp_delay)
+
+    async def check_later(self, uri: str, speed: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        try:
+            await self.check_now(uri, speed)
+        except UnusableInput as error:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(error)))
+        except Exception as error:  # a bug in kite: said in the editor's log, and the server goes on
+            traceback.print_exc()
+            self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"kite: internal error: {type(error).__name__}: {error}"))
+
+    async def check_now(self, uri: str, speed: str) -> None:
+        unit = self.unit_of(uri)
+        if speed == "kite":
+            self.results[unit.program.path] = (unit, self.session.check(unit, layers="kite"))
+        else:
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(self.csharp_thread, self.check_csharp, unit, loop)
+            self.release_later()
+            if result is None or self.unit_of(uri) != unit:
+                return  # no C# layers, or the unit changed while they ran: a newer check is on its way
+            self.results[unit.program.path] = (unit, result)
+        self.publish(unit, csharp=speed == "csharp")
+
+    def check_csharp(self, unit: Unit, loop: asyncio.AbstractEventLoop) -> CheckResult | None:
+        """In the C# thread: all layers, or None (and why, once) when .NET is not there."""
+        if self.csharp_absent is not None:
+            return None
+        try:
+            return self.session.check(unit)
+        except ToolchainError as error:
+            self.csharp_absent = str(error)
+            message = f"kite: only Kite's own layer is checked: the C# compiler and analyzers are absent ({error})"
+            loop.call_soon_threadsafe(self.window_show_message, types.ShowMessageParams(types.MessageType.Warning, message))
+            return None
+
+    def release_later(self) -> None:
+        if self.release is not None:
+            self.release.cancel()
+        self.release = asyncio.ensure_future(self.release_when_idle())
+
+    async def release_when_idle(self) -> None:
+        await asyncio.sleep(self.settings.idle_release)
+        if self.session.compiler.process is None:
+            return
+        await asyncio.get_running_loop().run_in_executor(self.csharp_thread, self.session.compiler.stop)
+        self.window_log_message(types.LogMessageParams(
+            types.MessageType.Info, f"{RELEASED} after {self.settings.idle_release:g} s idle; it starts again when needed"))
+
+    # ---- diagnostics out
+
+    def diagnostics_of(self, uri: str) -> list[types.Diagnostic]:
+        """The latest check of the file's current text (Kite's layer at once when none is there yet)."""
+        unit = self.unit_of(uri)
+        checked, result = self.results.get(unit.program.path, (None, None))
+        if checked != unit:
+            result = self.session.check(unit, layers="kite")
+            self.results[unit.program.path] = (unit, result)
+        path = to_fs_path(uri)
+        lines = self.source(path).text.split("\n")
+        mine = [d for d in result.diagnostics if d.file == path or (d.file not in {s.path for s in unit.sources} and path == unit.program.path)]
+        return [lsp_diagnostic(d, lines) for d in mine]
+
+    def publish(self, unit: Unit, csharp: bool) -> None:
+        """Push to a client that takes pushes; a client that pulls gets Kite's layer when it asks, so it is told to
+        ask again only when the C# layers have something new."""
+        if self.pull:
+            if self.refresh and csharp:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for source in unit.sources:
+            uri = from_fs_path(source.path)
+            document = self.workspace.text_documents.get(uri)
+            if document is not None:
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri, self.diagnostics_of(uri), document.version))
+
+    def status(self) -> dict:
+        worker = self.session.compiler
+        state = "absent" if self.csharp_absent else ("running" if worker.process is not None else "stopped")
+        return {"csharp": state, "why": self.csharp_absent or ""}
+
+
+def lsp_diagnostic(d: Diagnostic, lines: list[str]) -> types.Diagnostic:
+    span = features.diagnostic_span(d, lines)
+    link = features.rule_link(d.id)
+    return types.Diagnostic(
+        range=lsp_range(span, lines),
+        message=d.message,
+        severity=types.DiagnosticSeverity.Error if d.severity is Severity.ERROR else types.DiagnosticSeverity.Warning,
+        code=d.id,
+        code_description=types.CodeDescription(href=link) if link else None,
+        source=features.SOURCES[Layer(d.layer)],
+    )
+
+
+def utf16(text: str, column: int) -> int:
+    return len(text[:column].encode("utf-16-le")) // 2
+
+
+def code_points(text: str, units: int) -> int:
+    """A UTF-16 column from the client back to a code-point column."""
+    count = 0
+    for index, char in enumerate(text):
+        if count >= units:
+            return index
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(text)
+
+
+def lsp_position(lines: list[str], line: int, column: int) -> types.Position:
+    return types.Position(line, utf16(lines[line] if line < len(lines) else "", column))
+
+
+def lsp_range(span: features.Span, lines: list[str]) -> types.Range:
+    return types.Range(lsp_position(lines, span.line, span.column), lsp_position(lines, span.end_line, span.end_column))
+
+
+server = KiteLanguageServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: KiteLanguageServer, params: types.InitializeParams) -> None:
+    ls.settings = Settings.of(params.initialization_options)
+    capabilities = params.capabilities
+    ls.pull = capabilities.text_document is not None and capabilities.text_document.diagnostic is not None
+    ls.refresh = bool(capabilities.workspace and capabilities.workspace.diagnostics and capabilities.workspace.diagnostics.refresh_support)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: KiteLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.changed(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: KiteLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.changed(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: KiteLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.changed(params.text_document.uri, saved=True)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: KiteLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    for speed in ("kite", "csharp"):
+        task = ls.pending.pop((params.text_document.uri, speed), None)
+        if task is not None:
+            task.cancel()
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(identifier="kite", inter_file_dependencies=True, workspace_diagnostics=False))
+def pull_diagnostics(ls: KiteLanguageServer, params: types.DocumentDiagnosticParams):
+    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_of(params.text_document.uri))
+
+
+def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
+    document = ls.workspace.get_text_document(uri)
+    return features.Parsed.of(to_fs_path(uri), document.source.replace("\r\n", "\n"))
+
+
+def cursor(parsed: features.Parsed, position: types.Position) -> tuple[int, int]:
+    text = parsed.lines[position.line] if position.line < len(parsed.lines) else ""
+    return position.line, code_points(text, position.character)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: KiteLanguageServer, params: types.HoverParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+    found = features.hover(parsed, *cursor(parsed, params.position))
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found)) if found else None
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: KiteLanguageServer, params: types.DefinitionParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+    span = features.definition(parsed, *cursor(parsed, params.position))
+    return types.Location(params.text_document.uri, lsp_range(span, parsed.lines)) if span else None
+
+
+SYMBOL_KINDS = {
+    "function": types.SymbolKind.Function, "struct": types.SymbolKind.Struct, "enum": types.SymbolKind.Enum,
+    "constant": types.SymbolKind.Constant, "test": types.SymbolKind.Method, "field": types.SymbolKind.Field,
+    "member": types.SymbolKind.EnumMember,
+}
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbols(ls: KiteLanguageServer, params: types.DocumentSymbolParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+
+    def convert(symbol: features.Symbol) -> types.DocumentSymbol:
+        full = lsp_range(symbol.span, parsed.lines)
+        return types.DocumentSymbol(symbol.name, SYMBOL_KINDS[symbol.kind], full, full, children=[convert(c) for c in symbol.children])
+
+    return [convert(symbol) for symbol in features.symbols(parsed)]
+
+
+COMPLETION_KINDS = {
+    "variable": types.CompletionItemKind.Variable, "function": types.CompletionItemKind.Function,
+    "struct": types.CompletionItemKind.Struct, "enum": types.CompletionItemKind.Enum, "field": types.CompletionItemKind.Field,
+    "member": types.CompletionItemKind.EnumMember, "keyword": types.CompletionItemKind.Keyword,
+}
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
+def completion(ls: KiteLanguageServer, params: types.CompletionParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+    items = [types.CompletionItem(c.label, kind=COMPLETION_KINDS[c.kind], detail=c.detail or None)
+             for c in features.completions(parsed, *cursor(parsed, params.position))]
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def code_actions(ls: KiteLanguageServer, params: types.CodeActionParams):
+    """Quick fixes from Kite's own layer over the current text (not the client's copy of old diagnostics)."""
+    uri = params.text_document.uri
+    path = to_fs_path(uri)
+    lines = ls.source(path).text.split("\n")
+    wanted = range(params.range.start.line + 1, params.range.end.line + 2)
+    actions = []
+    for d in ls.session.check(ls.unit_of(uri), layers="kite").diagnostics:
+        fix = features.quick_fix(d, lines) if d.file == path and d.line in wanted else None
+        if fix is not None:
+            edit = types.TextEdit(lsp_range(fix.span, lines), fix.new_text)
+            actions.append(types.CodeAction(fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diagnostic(d, lines)],
+                                            edit=types.WorkspaceEdit(changes={uri: [edit]})))
+    return actions
+
+
+@server.command(STATUS_COMMAND)
+def status(ls: KiteLanguageServer, *_args):
+    """Whether the C# layers' process runs now, is stopped (idle, or never needed yet) or absent (and why)."""
+    return ls.status()
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: KiteLanguageServer, *_args) -> None:
+    ls.csharp_thread.shutdown(wait=False, cancel_futures=True)
+    ls.session.close()
+
+
+def serve() -> None:
+    server.start_io()

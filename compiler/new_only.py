@@ -1,0 +1,110 @@
+"""Only the diagnostics not reported before: what an agent's edit tool appends to its result after each write.
+
+Repeating what the agent already heard is worse than silence: it learns to skim past the noise, and the one new
+error goes with it. The state file remembers what the last check of each file reported, keyed by file, severity,
+code and message, never by position: a message that only moved four lines down is not new. The key is counted as a
+multiset (a second identical message is new), and the state holds only the latest check of each file, so a
+diagnostic that was fixed and then comes back is new again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from kite.diagnostics import Diagnostic
+from kite.errors import UnusableInput
+
+STATE_VERSION = 1
+
+Key = tuple[str, str, str]  # severity, code, message
+
+
+def file_key(path: str) -> str:
+    """One name per file however the caller spells it (relative, absolute, through a symlink)."""
+    return os.path.realpath(path)
+
+
+def key_of(d: Diagnostic) -> Key:
+    return (d.severity.value, d.id, d.message)
+
+
+class ReportedState:
+    """What the latest check of each file reported, as a multiset of keys per file."""
+
+    def __init__(self, files: dict[str, Counter] | None = None):
+        self.files: dict[str, Counter] = files or {}
+
+    @classmethod
+    def load(cls, path: str) -> "ReportedState":
+        """A missing file is an empty state (the first check: everything is new); anything else unreadable is unusable."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UnusableInput(f"{path}: cannot read the --new-only state ({error})") from None
+        try:
+            document = json.loads(text)
+            if document.get("version") != STATE_VERSION:
+                raise ValueError(f"version {document.get('version')!r}, expected {STATE_VERSION}")
+            return cls({
+                file: Counter({(severity, code, message): count for severity, code, message, count in entries})
+                for file, entries in document["files"].items()
+            })
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise UnusableInput(f"{path}: not a kite --new-only state file ({error})") from None
+
+    def save(self, path: str) -> None:
+        """Written beside and renamed into place: a reader never sees half a state."""
+        document = {
+            "version": STATE_VERSION,
+            "files": {
+                file: [[*key, count] for key, count in sorted(counts.items())]
+                for file, counts in sorted(self.files.items()) if counts
+            },
+        }
+        target = Path(path)
+        fd, staging = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                json.dump(document, file, indent=1)
+            os.replace(staging, target)
+        except BaseException:
+            Path(staging).unlink(missing_ok=True)
+            raise
+
+    def update(self, checked_files, found: list[Diagnostic]) -> list[Diagnostic]:
+        """The diagnostics in `found` that the state had not reported, in their order; then the state holds `found`
+        as the latest report of every file in `checked_files` (other files keep theirs).
+
+        With more copies of a key than before, the later ones are the new ones."""
+        before = {file_key(file): self.files.get(file_key(file), Counter()) for file in checked_files}
+        now: dict[str, Counter] = {file: Counter() for file in before}
+        fresh = []
+        for d in found:
+            file = file_key(d.file)
+            counts = now.setdefault(file, Counter())
+            counts[key_of(d)] += 1
+            if counts[key_of(d)] > before.get(file, self.files.get(file, Counter()))[key_of(d)]:
+                fresh.append(d)
+        self.files.update(now)
+        return fresh
+
+
+def new_diagnostics(sources, reports, state_path: str) -> list[Diagnostic]:
+    """The diagnostics of `reports` that the state at `state_path` had not reported, in order; the state is then
+    updated with every unit that was checked.
+
+    `sources` are the units' UnitSource (their program and test files), `reports` their UnitReport in the same order;
+    a unit that could not be checked leaves its files' state as it was."""
+    state = ReportedState.load(state_path)
+    fresh = []
+    for source, report in zip(sources, reports, strict=True):
+        if report.check is not None:
+            fresh += state.update([source.program, *source.tests], list(report.check.diagnostics))
+    state.save(state_path)
+    return fresh

@@ -1,0 +1,63 @@
+"""A generic walk over the AST's dataclass fields, positions left out.
+
+nodes.children() covers expressions only today; a teammate is making it exhaustive over every node class. Until
+then this walk reads each node's dataclass fields, so it covers statements and items too and needs no change when
+a node class gains a field (end_line and end_column are coming). When children() is exhaustive, `nodes_in` should
+switch to it: one walk for the whole toolchain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+from kite.syntax import nodes as n
+
+# Where a node is, not what it is: two nodes equal but for these are the same code. `name_column` (For) is one too.
+POSITION_SUFFIXES = ("line", "column")
+# Derived from the other fields (the expression as written, for messages): never compared.
+DERIVED = frozenset({(n.Expect, "source")})
+
+
+@functools.cache
+def _compared_fields(cls) -> tuple[str, ...]:
+    return tuple(
+        field.name for field in dataclasses.fields(cls)
+        if not field.name.endswith(POSITION_SUFFIXES) and (cls, field.name) not in DERIVED
+    )
+
+
+def fields_of(node: n.Node):
+    """(name, value) of each field that says what the node is."""
+    return ((name, getattr(node, name)) for name in _compared_fields(type(node)))
+
+
+def nodes_in(root):
+    """Every node under `root` (a node or a tuple), `root` included, in source order; iterative, any depth."""
+    pending = [root]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, tuple):
+            pending.extend(reversed(item))
+        elif isinstance(item, n.Node):
+            yield item
+            pending.extend(reversed([value for _, value in fields_of(item)]))
+
+
+STATEMENTS = (n.Let, n.Assign, n.ExprStmt, n.Return, n.Break, n.Continue, n.Pass, n.Expect, n.If, n.While, n.For)
+# Not Formatted: an f-string hole's wrapper, never written on its own (its value is searched).
+EXPRESSIONS = (n.Name, n.Literal, n.FString, n.ListLiteral, n.Unary, n.Binary, n.Call, n.TypeCall, n.Index,
+               n.Member, n.Lambda)
+
+ITEMS = (n.Use, n.Let, n.TypeDecl, n.EnumDecl, n.FnDecl, n.TestDecl)
+
+
+def blocks_in(module: n.Module):
+    """Every block of statements: function and test bodies, and the bodies of if, elif, else, while and for."""
+    for node in nodes_in(module.items):
+        if isinstance(node, (n.FnDecl, n.TestDecl, n.While, n.For)):
+            yield node.body
+        elif isinstance(node, n.If):
+            yield from (body for _, body in node.branches)
+            if node.orelse:
+                yield node.orelse

@@ -1,0 +1,175 @@
+"""A per-user background process holding a warm session, so `kite check`, `kite test` and `kite build` skip starting
+.NET and Roslyn, like the SDK's own build servers.
+
+The server listens on a Unix socket in a 0700 folder under the cache directory, keyed by kite's version, Python's,
+the pinned .NET packages and kite's own code (a server of other code is never asked). It starts on first use and
+exits after an idle time; it runs the same click command, in its process, with the client's arguments, working
+folder and environment, and hands back stdout, stderr and the exit code, so the output is byte-identical either
+way. It answers only its own user (peer credentials). One request at a time: a second shell waits its turn.
+
+Protocol: one JSON request and one JSON reply, each a line, per connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+from kite import __version__
+
+IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", 900))
+START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
+WARM_COMMANDS = frozenset({"check", "test", "build"})
+NO_SERVER_FLAG = "--no-server"
+
+
+def server_key() -> str:
+    """Kite's and the toolchain's versions, and kite's own files (an editable install changes without a version)."""
+    digest = hashlib.sha256(f"{__version__}\n{sys.version}\n{sys.executable}\n".encode())
+    digest.update(resources.files("kite.dotnet").joinpath("packages.lock.json").read_bytes())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")) + sorted(package.parent.joinpath("cli").rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path}:{stat.st_mtime_ns}:{stat.st_size}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def server_folder() -> Path:
+    from kite.dotnet.packages import cache_root
+
+    folder = cache_root() / f"server-{os.getuid()}-{server_key()}"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
+    return folder
+
+
+def socket_path() -> Path:
+    return server_folder() / "socket"
+
+
+# ---- the client's side
+
+
+def wanted(argv: list[str]) -> bool:
+    """A warm command, not told to stay in-process."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    return command in WARM_COMMANDS and NO_SERVER_FLAG not in argv and os.environ.get("KITE_NO_SERVER") != "1" \
+        and "--help" not in argv and "-h" not in argv
+
+
+def request(message: dict, timeout: float | None = None) -> dict:
+    """Send one request; raises OSError when no server answers."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(timeout)
+        connection.connect(str(socket_path()))
+        connection.sendall(json.dumps(message).encode() + b"\n")
+        with connection.makefile("rb") as replies:
+            line = replies.readline()
+    if not line:
+        raise ConnectionError("the kite server closed the connection")
+    return json.loads(line)
+
+
+def start_server() -> dict:
+    """Start a server and return its status once it listens."""
+    subprocess.Popen([sys.executable, "-m", "kite.warm_server"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            return request({"op": "status"}, timeout=5)
+        time.sleep(0.05)
+    raise ConnectionError("the kite server did not start")
+
+
+def run_through_server(argv: list[str]) -> int | None:
+    """The command's exit code after writing its output, or None when it should run in-process (no server could be
+    reached or started: the command then runs here, as with --no-server)."""
+    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}
+    for attempt in range(2):
+        try:
+            reply = request(message)
+            break
+        except (OSError, ValueError):
+            if attempt:
+                return None
+            with contextlib.suppress(OSError, ValueError):
+                socket_path().unlink(missing_ok=True)  # a crashed server's socket
+                start_server()
+    sys.stdout.buffer.write(reply["stdout"].encode("utf-8", "surrogateescape"))
+    sys.stdout.flush()
+    sys.stderr.buffer.write(reply["stderr"].encode("utf-8", "surrogateescape"))
+    sys.stderr.flush()
+    return reply["exit"]
+
+
+# ---- the server's side
+
+
+def peer_uid(connection: socket.socket) -> int:
+    _pid, uid, _gid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return uid
+
+
+def run_command(argv: list[str], cwd: str, env: dict) -> dict:
+    """The click command with this request's folder and environment; output captured as the terminal would get it."""
+    from click.testing import CliRunner
+
+    from kite.cli.main import main
+
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, argv, env={**{name: None for name in os.environ}, **env}, catch_exceptions=True)
+    finally:
+        os.chdir(previous)
+    return {"stdout": result.stdout_bytes.decode("utf-8", "surrogateescape"),
+            "stderr": result.stderr_bytes.decode("utf-8", "surrogateescape"), "exit": result.exit_code}
+
+
+def serve() -> None:
+    path = socket_path()
+    path.unlink(missing_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(path))
+        path.chmod(0o600)
+        listener.listen(16)
+        listener.settimeout(IDLE_SECONDS)
+        started, served = time.time(), 0
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except socket.timeout:
+                break  # idle: gone until the next command starts it again
+            with connection:
+                if peer_uid(connection) != os.getuid():
+                    continue  # another user: no answer at all
+                connection.settimeout(None)
+                with connection.makefile("rb") as requests:
+                    message = json.loads(requests.readline() or b"{}")
+                if message.get("op") == "run":
+                    reply = run_command(message["argv"], message["cwd"], message["env"])
+                    served += 1
+                else:
+                    reply = {"pid": os.getpid(), "socket": str(path), "key": server_key(), "since": started,
+                             "idle_exit": IDLE_SECONDS, "served": served}
+                with contextlib.suppress(OSError):
+                    connection.sendall(json.dumps(reply).encode() + b"\n")
+                if message.get("op") == "stop":
+                    break
+    path.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    with contextlib.redirect_stdout(io.StringIO()):
+        serve()

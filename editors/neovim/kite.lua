@@ -1,0 +1,29 @@
+-- Kite in Neovim 0.7 or later: `kite lsp` for every *.kite buffer.
+-- Put this file on your runtimepath (or `dofile` it from init.lua); set `vim.g.kite_command` to the kite
+-- executable if it is not on PATH (for example the project's .venv/bin/kite).
+-- Neovim 0.7 has no vim.lsp.start, so the client is started once and attached to each Kite buffer.
+
+vim.cmd([[autocmd BufRead,BufNewFile *.kite setfiletype kite]])
+
+local kite_client_id = nil
+
+local function kite_client()
+  if kite_client_id == nil or vim.lsp.get_client_by_id(kite_client_id) == nil then
+    kite_client_id = vim.lsp.start_client({
+      name = "kite",
+      cmd = { vim.g.kite_command or "kite", "lsp" },
+      root_dir = vim.fn.getcwd(),
+      -- Seconds of quiet before Kite's own layer and the C# layers run; the .NET side is let go after idleRelease.
+      init_options = vim.g.kite_lsp_options or { kiteDelay = 0.05, csharpDelay = 0.25, idleRelease = 300 },
+    })
+  end
+  return kite_client_id
+end
+
+vim.api.nvim_create_autocmd("FileType", {
+  pattern = "kite",
+  callback = function(args)
+    vim.lsp.buf_attach_client(args.buf, kite_client())
+    vim.bo[args.buf].commentstring = "# %s"
+  end,
+})

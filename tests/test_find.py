@@ -1,0 +1,247 @@
+"""kite find: patterns parsed by Kite's own grammar in a ladder of contexts, matched structurally with metavariables."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from conftest import run_kite
+from kite.errors import UnusableInput
+from kite.search.find import search_source
+from kite.search.pattern import parse_pattern
+from kite.search.walk import nodes_in
+from kite.source import SourceFile
+from kite.syntax import nodes as n
+from kite.syntax.frontend import read_syntax
+
+
+def program(body: str) -> SourceFile:
+    """A module with one function whose body is `body` (written at column 0)."""
+    return SourceFile("p.kite", "module P\n\nfn f(a: int, b: int, name: str?) -> int\n" + textwrap.indent(textwrap.dedent(body), "    "))
+
+
+def found(pattern: str, body: str, context: str | None = None) -> list[str]:
+    return [f.text for f in search_source(parse_pattern(pattern, context), program(body))]
+
+
+# ---- metavariables
+
+
+def test_a_repeated_metavariable_matches_the_guard_that_uses_what_it_checked():
+    body = """\
+    if name != none
+        print(name.trim())
+    if name != none
+        print(other.trim())
+    return 0
+    """
+    matches = found("if $X != none\n    print($X.trim())", body)
+    assert matches == ["if name != none\n        print(name.trim())"]
+
+
+def test_a_repeated_metavariable_binds_structurally_equal_code_whatever_its_spacing():
+    matches = found("$X + $X", "print(g(a, b) + g( a,b ))\nprint(g(a, b) + g(b, a))\nreturn 0\n")
+    assert matches == ["g(a, b) + g( a,b )"]
+
+
+def test_a_name_bound_where_it_is_declared_is_the_same_name_used_later():
+    body = "let total = a\nprint(total)\nlet other = a\nprint(b)\nreturn 0\n"
+    assert found("let $X = $_\nprint($X)", body) == ["let total = a\n    print(total)"]
+
+
+def test_a_sequence_matches_any_run_of_arguments_and_binds_it():
+    pattern = parse_pattern("g($$$ARGS)")
+    source = program("print(g())\nprint(g(a))\nprint(g(a, b + 1))\nreturn 0\n")
+    results = search_source(pattern, source)
+    assert [f.bindings["ARGS"].text for f in results] == ["", "a", "a, b + 1"]
+
+
+def test_a_sequence_in_the_middle_of_a_block_and_a_fixed_argument_after_one():
+    body = "let x = a\nprint(x)\nprint(b)\nreturn x\n"
+    assert found("let $X = $_\n$$$BETWEEN\nreturn $X", body) == ["let x = a\n    print(x)\n    print(b)\n    return x"]
+    assert found("g($$$, b)", "print(g(a, b))\nprint(g(b, a))\nreturn 0\n") == ["g(a, b)"]
+
+
+def test_the_anonymous_metavariable_matches_any_node_and_binds_nothing():
+    results = search_source(parse_pattern("$_ * $_"), program("return a * b\n"))
+    assert [f.text for f in results] == ["a * b"] and results[0].bindings == {}
+
+
+def test_strings_and_comments_are_not_code_so_they_never_match():
+    source = program('# upper(a) in a comment\nprint("upper(a)")\nreturn 0\n')
+    module = read_syntax(source).module
+    assert not any(isinstance(node, n.Name) and node.name == "upper" for node in nodes_in(module))
+    assert search_source(parse_pattern("upper($X)"), source) == ()
+    assert found('print("upper(a)")', 'print("upper(a)")\nreturn 0\n') == ['print("upper(a)")']
+
+
+def test_an_f_string_hole_is_code_and_is_searched():
+    assert found("upper($X)", 'print(f"{upper(name)}!")\nreturn 0\n') == ["upper(name)"]
+
+
+def test_a_pattern_over_several_lines_matches_code_on_one_and_the_reverse():
+    one_line = "print(g(a, b))\nreturn 0\n"
+    assert found("g(\n    a,\n    b,\n)", one_line) == ["g(a, b)"]
+    spread = "print(g(\n    a,\n        b))\nreturn 0\n"
+    assert found("g(a, b)", spread) == ["g(\n        a,\n            b)"]
+
+
+def test_a_match_runs_from_its_opening_bracket_to_its_closing_one():
+    assert found("$X * a", "return (b + 1) * a\n") == ["(b + 1) * a"]
+    assert found("$X.trim()", "print((name).trim())\nreturn 0\n") == ["(name).trim()"]
+
+
+def test_columns_are_the_files_own_in_a_file_indented_two_spaces():
+    source = SourceFile("two.kite", "module Two\n\nfn f(x: int) -> int\n  if x > 1\n    return g(x)\n  return 0\n")
+    [match] = search_source(parse_pattern("g($X)"), source)
+    assert match.span == (5, 12, 5, 16) and match.text == "g(x)"
+
+
+# ---- the context ladder
+
+
+def test_a_call_pattern_is_read_as_an_expression_and_finds_calls():
+    pattern = parse_pattern("dispose($X)")
+    assert pattern.context == "expression" and isinstance(pattern.node, n.Call)
+    assert found("dispose($X)", "dispose(a)\nlet y = dispose(b)\nreturn 0\n") == ["dispose(a)", "dispose(b)"]
+
+
+def test_each_rung_of_the_ladder():
+    assert parse_pattern("$X = $Y").context == "statement"
+    assert parse_pattern("fn $F($$$P) -> int\n    $$$BODY").context == "item"
+    assert parse_pattern("module $M\n\nfn main()\n    $$$").context == "module"
+
+
+def test_a_forced_context_that_does_not_accept_the_pattern_says_what_was_expected(tmp_path):
+    with pytest.raises(UnusableInput, match=r"as an item: line 1, column 1: 'dispose' cannot stand at the top level"):
+        parse_pattern("dispose($X)", "item")
+    (tmp_path / "p.kite").write_text(program("dispose(a)\nreturn 0\n").text)
+    assert run_kite(["find", "--context", "item", "dispose($X)", "p.kite"], cwd=tmp_path).exit_code == 2
+    assert run_kite(["find", "--context", "expression", "dispose($X)", "p.kite"], cwd=tmp_path).exit_code == 0
+
+
+def test_an_unparseable_pattern_is_exit_2_with_what_each_context_expected(tmp_path):
+    (tmp_path / "p.kite").write_text(program("return 0\n").text)
+    result = run_kite(["find", "g($X,,)", "p.kite"], cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "does not parse in any context: as an expression: line 1, column 6: unexpected ','" in result.output
+    assert "as a statement:" in result.output and "as an item:" in result.output and "as a module:" in result.output
+
+
+@pytest.mark.parametrize("pattern", ["g(__kite_meta_one_X)", "g($1)", "g($ X)"])
+def test_a_pattern_that_spells_no_metavariable_or_the_reserved_prefix_is_refused(pattern):
+    with pytest.raises(UnusableInput, match="pattern"):
+        parse_pattern(pattern)
+
+
+# ---- the command
+
+
+def test_output_is_a_line_per_match_then_a_count_and_folders_are_searched_recursively(tmp_path):
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "a.kite").write_text(program("print(upper(a))\nreturn 0\n").text)
+    (tmp_path / "b.kite").write_text(program("return 0\n").text)
+    result = run_kite(["find", "upper($X)", "."], cwd=tmp_path)
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [
+        "deep/er/a.kite(4,11)-(4,19): upper(a)", "1 match in 1 file (2 searched, pattern read as an expression)"]
+
+
+def test_nothing_matched_is_exit_1(tmp_path):
+    (tmp_path / "a.kite").write_text(program("return 0\n").text)
+    assert run_kite(["find", "upper($X)", "a.kite"], cwd=tmp_path).exit_code == 1
+
+
+def test_json_has_each_match_with_its_bindings(tmp_path):
+    (tmp_path / "a.kite").write_text(program("print(g(a, b + 1))\nreturn 0\n").text)
+    document = json.loads(run_kite(["find", "--format", "json", "g($X, $$$REST)", "a.kite"], cwd=tmp_path).output)
+    assert (document["count"], document["context"], document["files_searched"]) == (1, "expression", 1)
+    [match] = document["matches"]
+    assert (match["line"], match["column"], match["end_line"], match["end_column"], match["text"]) == (4, 11, 4, 22, "g(a, b + 1)")
+    assert match["bindings"] == {
+        "X": {"text": "a", "line": 4, "column": 13, "end_line": 4, "end_column": 14},
+        "REST": {"text": "b + 1", "line": 4, "column": 16, "end_line": 4, "end_column": 21},
+    }
+
+
+def test_an_unusable_file_is_one_line_and_exit_2_and_the_others_are_still_searched(tmp_path):
+    (tmp_path / "a.kite").write_text(program("print(upper(a))\nreturn 0\n").text)
+    (tmp_path / "binary.kite").write_bytes(b"module X\n\x00")
+    (tmp_path / "broken.kite").write_text("fn upper(\n")  # names what the pattern does: not skipped unparsed
+    result = run_kite(["find", "upper($X)", "."], cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "a.kite(4,11)-(4,19): upper(a)" in result.output
+    assert "kite: error: binary.kite: binary file" in result.output
+    assert "kite: error: broken.kite: does not parse, not searched" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_metavariable_alone_on_a_line_of_a_block_matches_any_statement():
+    body = "if a > b\n    return a\nif a > 1\n    print(a)\nreturn b\n"
+    assert found("if $C\n    return $X", body) == ["if a > b\n        return a"]
+    assert found("if $C\n    $S", body) == ["if a > b\n        return a", "if a > 1\n        print(a)"]
+
+
+def test_a_file_without_the_names_a_pattern_spells_is_not_parsed(monkeypatch):
+    import kite.search.find as find_module
+
+    parsed = []
+    real = find_module.read_syntax
+    monkeypatch.setattr(find_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
+    pattern = parse_pattern("len($X)")
+    assert search_source(pattern, program("print(length(a))\nreturn 0\n")) == () and parsed == []
+    assert [f.text for f in search_source(pattern, program('print(f"{len(a)}")\nreturn 0\n'))] == ["len(a)"]
+
+
+@pytest.mark.parametrize("command", ["find", "rewrite"])
+def test_help(command, tmp_path):
+    result = run_kite([command, "--help"], cwd=tmp_path)
+    assert result.exit_code == 0 and result.output.startswith("Usage: ")
+
+
+def test_every_expression_and_statement_of_the_samples_spans_exactly_its_own_code():
+    """A match's text, read back as a pattern, is the same code: its range neither stops short nor runs over."""
+    from conftest import REPO
+    from kite.search.match import same
+    from kite.search.spans import Spans
+    from kite.search.walk import EXPRESSIONS, STATEMENTS
+    from kite.source import read
+
+    checked = 0
+    for path in sorted((REPO / "samples").glob("*.kite")):
+        source = read(str(path))
+        syntax = read_syntax(source)
+        spans = Spans(source.text, syntax.parsed_lines)
+        for node in nodes_in(syntax.module.items):
+            if isinstance(node, EXPRESSIONS + STATEMENTS):
+                span = spans.span(node)
+                text = textwrap.dedent(" " * (span[1] - 1) + spans.text(span))  # later lines keep the file's indent
+                pattern = parse_pattern(text, "expression" if isinstance(node, EXPRESSIONS) else "statement")
+                assert same(pattern.node if isinstance(node, EXPRESSIONS) else pattern.node[0], node), (path.name, text)
+                checked += 1
+    assert checked > 1000
+
+
+def test_brackets_the_parser_keeps_no_node_for_are_part_of_the_match():
+    assert found("not $X", "print(not (a in b))\nreturn 0\n") == ["not (a in b)"]
+    assert found("$X * $Y", "return a * (b + 1)\n") == ["a * (b + 1)"]
+
+
+def test_the_command_offers_every_rung_of_the_ladder():
+    from kite.cli.main import find
+    from kite.search.pattern import CONTEXTS
+
+    [option] = [param for param in find.params if param.name == "context"]
+    assert tuple(option.type.choices) == CONTEXTS
+
+
+def test_a_metavariable_alone_on_a_top_level_line_stands_for_items():
+    pattern = parse_pattern("module $M\n$$$BEFORE\nfn main()\n    $$$BODY\n$$$")
+    assert pattern.context == "module"
+    with_main = SourceFile("m.kite", "module M\n\nuse System.Text\n\nfn helper() -> int\n    return 1\n\nfn main()\n    print(helper())\n")
+    [match] = search_source(pattern, with_main)
+    assert match.bindings["M"].text == "M" and match.bindings["BEFORE"].text == "use System.Text\n\nfn helper() -> int\n    return 1"
+    assert search_source(pattern, program("return 0\n")) == ()
+    assert [f.bindings["P"].text for f in search_source(parse_pattern("use $P"), with_main)] == ["System.Text"]

@@ -1,0 +1,328 @@
+"""`kite lsp` through a real LSP client (pytest-lsp): push and pull diagnostics with both speeds, hover, definition,
+symbols, completion, quick fixes, the lazy C# layers and the server without dotnet."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from kite.lsp.server import RELEASED
+
+SERVER = [sys.executable, "-m", "kite.cli.main", "lsp"]
+WAIT_SECONDS = 60  # the first C# check starts .NET; nothing here waits that long when it works
+FAST = {"kiteDelay": 0.02, "csharpDelay": 0.0, "idleRelease": 600}
+
+BROKEN = """module Fixing
+
+fn average(xs: list<dec>) -> dec
+    let total = sum(xs)
+    total = total + 1.0
+    return total
+
+fn first_name(name: str?) -> str
+    return name.Split(' ')[0]
+"""
+FIXED = BROKEN.replace("let total", "let mut total").replace("name: str?", "name: str")
+
+FEATURES = """module Shop
+
+type Item
+    name: str
+    price: dec
+
+let TAX = 0.2
+
+fn total(items: list<Item>) -> dec
+    let mut sum_so_far = 0.0
+    for item in items
+        sum_so_far += item.price
+    let first = items[0]
+    return sum_so_far * (1.0 + TAX)
+
+test "total adds"
+    expect total([]) == 0.0
+"""
+
+HABITS = """module Habits
+
+fn f(a: bool, b: bool) -> int
+    var x = 1;
+    let mut y = 2
+    if a && b || !a
+        x = 2
+    else if a
+        let s: str? = null
+    return x + y
+"""
+
+
+def recording_client() -> LanguageClient:
+    """The test client, also keeping every publishDiagnostics in order (the default keeps the latest per file)."""
+    from pytest_lsp.client import default_converter
+
+    client = LanguageClient(converter_factory=default_converter)
+    client.published = []
+    client.arrived = asyncio.Event()  # set after each publish is recorded (a notification's waiter may run first)
+
+    def publish(client_: LanguageClient, params: types.PublishDiagnosticsParams):
+        client_.diagnostics[params.uri] = params.diagnostics
+        client_.published.append(params)
+        client_.arrived.set()
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish})
+    return client
+
+
+def initialize_params(pull: bool = False, options=FAST) -> types.InitializeParams:
+    text_document = types.TextDocumentClientCapabilities(
+        diagnostic=types.DiagnosticClientCapabilities() if pull else None,
+        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+    )
+    workspace = types.WorkspaceClientCapabilities(diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)) if pull else None
+    return types.InitializeParams(
+        capabilities=types.ClientCapabilities(text_document=text_document, workspace=workspace), initialization_options=options,
+    )
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, client_factory=recording_client))
+async def push(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(initialize_params())
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, client_factory=recording_client))
+async def pull(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(initialize_params(pull=True, options={**FAST, "idleRelease": 1.0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+NO_DOTNET = {**os.environ, "PATH": str(Path(sys.executable).parent)}
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, client_factory=recording_client, server_env=NO_DOTNET))
+async def without_dotnet(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(initialize_params())
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("lsp")
+
+
+def open_file(client: LanguageClient, path: Path, text: str) -> str:
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
+    return uri
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version, uri), [types.TextDocumentContentChangeWholeDocument(text)]))
+
+
+async def published(client: LanguageClient, uri: str, wanted) -> list[types.Diagnostic]:
+    """The first diagnostics published for `uri` that `wanted` accepts."""
+    async def wait():
+        while not (uri in client.diagnostics and wanted(client.diagnostics[uri])):
+            client.arrived.clear()
+            await client.arrived.wait()
+        return client.diagnostics[uri]
+    return await asyncio.wait_for(wait(), WAIT_SECONDS)
+
+
+def codes(found) -> set[str]:
+    return {d.code for d in found}
+
+
+def span(d: types.Diagnostic) -> tuple:
+    return (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)
+
+
+# ---- diagnostics, pushed
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_push_shows_both_layers_with_ranges_sources_and_links_then_clears_them(push: LanguageClient, folder):
+    status = await push.workspace_execute_command_async(types.ExecuteCommandParams("kite.status"))
+    assert status["csharp"] == "stopped"  # lazy: nothing started .NET before a file needed it
+    uri = open_file(push, folder / "fixing.kite", BROKEN)
+    found = await published(push, uri, lambda found: {"KT001", "CS8602"} <= codes(found))
+    by_code = {d.code: d for d in found}
+    assert codes(found) == {"KT001", "CS8602"}
+    kt001, cs8602 = by_code["KT001"], by_code["CS8602"]
+    assert (kt001.source, span(kt001), kt001.severity) == ("kite", (4, 4, 4, 9), types.DiagnosticSeverity.Error)
+    assert kt001.code_description.href.endswith("docs/rules.md#kt001")
+    # The C# layers' columns are the generated C#'s: the diagnostic covers its line's code.
+    assert (cs8602.source, span(cs8602), cs8602.severity) == ("csharp", (8, 4, 8, 29), types.DiagnosticSeverity.Warning)
+    assert (await push.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "running"
+    change(push, uri, 2, FIXED)
+    assert not await published(push, uri, lambda found: not found and push.published[-1].version == 2)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_ten_quick_edits_publish_only_the_last_versions_csharp_diagnostics(push: LanguageClient, folder):
+    program = "module Edits\n\nfn f() -> int\n    return missing_{}\n"
+    uri = open_file(push, folder / "edits.kite", program.format(1))
+    await published(push, uri, lambda found: "CS0103" in codes(found))
+    start = len(push.published)
+    for version in range(2, 12):
+        change(push, uri, version, program.format(version))
+    await published(push, uri, lambda found: any("missing_11" in d.message for d in found))
+    with_csharp = [p for p in push.published[start:] if p.uri == uri and any(d.source == "csharp" for d in p.diagnostics)]
+    assert with_csharp and all(p.version == 11 for p in with_csharp)
+    assert all("missing_11" in d.message for p in with_csharp for d in p.diagnostics)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_test_file_is_checked_with_the_program_beside_it(push: LanguageClient, folder):
+    (folder / "words.kite").write_text("module Words\n\nfn count(s: str) -> int\n    return len(split(s))\n")
+    uri = open_file(push, folder / "words.test.kite", 'module Words\n\ntest "count"\n    expect count("a b") == 2\n    expect counts("a") == 1\n')
+    found = await published(push, uri, lambda found: "CS0103" in codes(found))
+    assert [(d.code, d.range.start.line) for d in found] == [("CS0103", 4)]  # count() is the program's: no error there
+
+
+# ---- diagnostics, pulled
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_pull_client_gets_kite_at_once_and_csharp_after_a_refresh(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "pulled.kite", BROKEN)
+    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    assert "KT001" in codes(report.items) and not pull.diagnostics  # nothing pushed to a client that pulls
+    async def refreshed(before=0):
+        while pull.diagnostic_refresh_count == before:
+            await asyncio.sleep(0.05)  # a request, not a notification: nothing to wait on but the count
+    await asyncio.wait_for(refreshed(), WAIT_SECONDS)
+    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    assert codes(report.items) == {"KT001", "CS8602"}
+    # Idle for idleRelease (1 s here): .NET is let go, and comes back for the next change.
+    while not any(m.message.startswith(RELEASED) for m in pull.log_messages):
+        await asyncio.wait_for(pull.wait_for_notification(types.WINDOW_LOG_MESSAGE), WAIT_SECONDS)
+    assert (await pull.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "stopped"
+    refreshes = pull.diagnostic_refresh_count
+    change(pull, uri, 2, BROKEN.replace("let total", "let mut total"))
+    await asyncio.wait_for(refreshed(refreshes), WAIT_SECONDS)
+    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+    assert codes(report.items) == {"CS8602"}
+    assert (await pull.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "running"
+
+
+# ---- names
+
+
+def at(uri: str, line: int, character: int) -> dict:
+    return {"text_document": types.TextDocumentIdentifier(uri), "position": types.Position(line, character)}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_hover_shows_kite_types_signatures_and_the_standard_library(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "shop.kite", FEATURES)
+    async def hover(line, character):
+        found = await pull.text_document_hover_async(types.HoverParams(**at(uri, line, character)))
+        return found.contents.value if found else None
+    assert "sum_so_far: dec" in await hover(11, 10)
+    assert "items: list<Item>" in await hover(12, 16)
+    assert "first: Item" in await hover(12, 9)
+    assert "TAX: dec" in await hover(13, 33)
+    assert "fn total(items: list<Item>) -> dec" in await hover(16, 12)
+    assert "type Item" in await hover(8, 25) and "price: dec" in await hover(8, 25)
+    assert await hover(1, 0) is None
+    (folder / "std.kite").write_text("module Std\n\nfn f(s: str) -> str\n    return upper(s)\n")
+    std_uri = open_file(pull, folder / "std.kite", "module Std\n\nfn f(s: str) -> str\n    return upper(s)\n")
+    found = await pull.text_document_hover_async(types.HoverParams(**at(std_uri, 3, 13)))
+    assert "upper(s: str) -> str" in found.contents.value and "upper case" in found.contents.value
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_definition_goes_to_the_declared_name(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "shop_definition.kite", FEATURES)
+    async def definition(line, character):
+        found = await pull.text_document_definition_async(types.DefinitionParams(**at(uri, line, character)))
+        return (found.range.start.line, found.range.start.character, found.range.end.character)
+    assert await definition(11, 10) == (9, 12, 22)  # sum_so_far += ...  ->  let mut sum_so_far
+    assert await definition(11, 23) == (10, 8, 12)  # item.price  ->  for item
+    assert await definition(16, 12) == (8, 3, 8)  # total(...) in the test  ->  fn total
+    assert await definition(13, 33) == (6, 4, 7)  # TAX
+    assert await definition(8, 25) == (2, 5, 9)  # Item in a parameter type
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_document_symbols_list_the_items(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "shop_symbols.kite", FEATURES)
+    found = await pull.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+    assert [(s.name, s.kind) for s in found] == [
+        ("Item", types.SymbolKind.Struct), ("TAX", types.SymbolKind.Constant), ("total", types.SymbolKind.Function),
+        ('test "total adds"', types.SymbolKind.Method)]
+    assert [c.name for c in found[0].children] == ["name", "price"]
+    assert (found[2].range.start.line, found[2].range.end.line) == (8, 13)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_completion_offers_names_in_scope_the_standard_library_and_record_fields(pull: LanguageClient, folder):
+    text = FEATURES.replace("    return sum_so_far", "    let y = first.\n    return sum_so_far")
+    uri = open_file(pull, folder / "shop_completion.kite", text)
+    async def labels(line, character):
+        found = await pull.text_document_completion_async(types.CompletionParams(**at(uri, line, character)))
+        return {item.label for item in found.items}
+    assert await labels(13, 18) == {"name", "price"}
+    everywhere = await labels(14, 4)
+    assert {"sum_so_far", "first", "items", "TAX", "total", "Item", "upper", "len", "let", "while"} <= everywhere
+    assert "item" in everywhere or "y" in everywhere  # declared earlier in the function
+    assert "sum_so_far" not in await labels(3, 4)  # another item's local
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_each_quick_fix_writes_the_kite_for_a_csharp_habit(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "habits.kite", HABITS)
+    whole = types.Range(types.Position(0, 0), types.Position(20, 0))
+    actions = await pull.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), whole, types.CodeActionContext(diagnostics=[])))
+    lines = HABITS.split("\n")
+    fixed = {}
+    for action in actions:
+        [edit] = action.edit.changes[uri]
+        assert action.kind == types.CodeActionKind.QuickFix and action.diagnostics
+        line = lines[edit.range.start.line]
+        fixed[action.title] = line[: edit.range.start.character] + edit.new_text + line[edit.range.end.character:]
+    assert fixed == {
+        "Replace 'var' with 'let mut'": "    let mut x = 1;",
+        "Drop ';'": "    var x = 1",
+        "Declare it with let": "    let y = 2",
+        "Replace '&&' with 'and'": "    if a and b || !a",
+        "Replace '||' with 'or'": "    if a && b or !a",
+        "Replace '!' with 'not'": "    if a && b || not a",
+        "Replace 'else if' with 'elif'": "    elif a",
+        "Replace 'null' with 'none'": "        let s: str? = none",
+    }
+
+
+# ---- without dotnet
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_without_dotnet_the_kite_layer_is_served_and_the_absence_said_once(without_dotnet: LanguageClient, folder):
+    uri = open_file(without_dotnet, folder / "alone.kite", BROKEN)
+    found = await published(without_dotnet, uri, lambda found: "KT001" in codes(found))
+    assert {d.source for d in found} == {"kite"}
+    if not without_dotnet.messages:
+        await asyncio.wait_for(without_dotnet.wait_for_notification(types.WINDOW_SHOW_MESSAGE), WAIT_SECONDS)
+    for version in (2, 3):  # later changes: still served, never told again
+        change(without_dotnet, uri, version, BROKEN + "\n" * version)
+        await published(without_dotnet, uri, lambda found: without_dotnet.published[-1].version == version)
+    status = await without_dotnet.workspace_execute_command_async(types.ExecuteCommandParams("kite.status"))
+    assert status["csharp"] == "absent" and "dotnet" in status["why"]
+    [message] = without_dotnet.messages
+    assert message.type == types.MessageType.Warning and "dotnet" in message.message

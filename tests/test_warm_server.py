@@ -1,0 +1,162 @@
+"""The warm compile server behind `kite check`, `kite test` and `kite build`: the same bytes either way, replaced when
+killed, gone when idle, deaf to other users."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO, run_kite
+
+KITE = [sys.executable, "-m", "kite.cli.main"]
+
+
+def own_cache_folder() -> Path:
+    """A cache folder of this test process's own, so each pytest worker has its own server; the restored .NET
+    packages are linked in from the real cache (nothing is restored again). Any user may walk into it (the server's
+    own folder in it is still 0700)."""
+    from kite.dotnet.packages import cache_root
+
+    folder = Path(tempfile.mkdtemp(prefix="kite-server-test-"))
+    folder.chmod(0o755)
+    for restored in cache_root().glob("dotnet-*"):
+        (folder / restored.name).symlink_to(restored)
+    return folder
+
+
+OWN_CACHE = own_cache_folder()
+atexit.register(shutil.rmtree, OWN_CACHE, True)  # also when this worker ran none of the tests that use it
+THROUGH_SERVER = {**{name: value for name, value in os.environ.items() if name != "KITE_NO_SERVER"}, "KITE_CACHE_DIR": str(OWN_CACHE)}
+
+
+def kite(args: list[str], env=THROUGH_SERVER, cwd=REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([*KITE, *args], cwd=cwd, env=env, capture_output=True, timeout=600)
+
+
+def server_pid(env=THROUGH_SERVER) -> int | None:
+    done = kite(["server", "status"], env=env)
+    return int(done.stdout.split(b"pid ")[1].split(b",")[0]) if done.returncode == 0 else None
+
+
+def served_count() -> int:
+    """How many commands the server has run (a command that could not reach it would have run in-process)."""
+    done = subprocess.run([sys.executable, "-c", "from kite.warm_server import request; print(request({'op': 'status'})['served'])"],
+                          env=THROUGH_SERVER, capture_output=True, text=True, timeout=60, check=True)
+    return int(done.stdout)
+
+
+def gone(pid: int, within: float) -> bool:
+    """Whether the process has ended within `within` seconds (a deadline, not a timing)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(scope="module")
+def warm_server():
+    yield
+    kite(["server", "stop"])
+
+
+def check_args(folder: Path) -> list[str]:
+    options = folder / "check.args"
+    return options.read_text().split() if options.exists() else []
+
+
+CASES = [["check", "samples"], ["test", "samples/word_count.kite"]] + [
+    ["check", *check_args(folder), str(folder.relative_to(REPO))] for folder in sorted(FIXTURES.iterdir()) if folder.is_dir()
+]
+
+
+@pytest.mark.parametrize("args", CASES, ids=lambda args: " ".join(args))
+def test_output_is_byte_identical_through_the_server(warm_server, args):
+    through = kite(args)
+    served = served_count()
+    here = run_kite(args, REPO)
+    assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+    assert served_count() == served > 0  # the server ran it (and the in-process run did not go there)
+
+
+def test_a_killed_server_is_replaced_and_no_server_stays_in_process(warm_server):
+    kite(["check", "--layer", "kite", "tests/article/mistakes.kite"])
+    first = server_pid()
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    assert gone(first, 30)
+    done = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"])
+    assert done.returncode == 1 and b"KT001" in done.stdout
+    second = server_pid()
+    assert second not in (None, first)
+    assert kite(["check", "--no-server", "--layer", "kite", "tests/article/mistakes.kite"]).returncode == 1
+    assert server_pid() == second  # --no-server neither used nor replaced it
+
+
+@pytest.fixture
+def own_cache():
+    """A cache folder (and so a server) for one test; its server is stopped at the end whatever happened."""
+    folder = own_cache_folder()
+    yield folder
+    kite(["server", "stop"], env={**THROUGH_SERVER, "KITE_CACHE_DIR": str(folder)})
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def start(env) -> int:
+    done = subprocess.run([sys.executable, "-c", "from kite.warm_server import start_server; print(start_server()['pid'])"],
+                          env=env, check=True, timeout=60, capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def test_an_idle_server_exits(own_cache):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache), "KITE_SERVER_IDLE": "0.5"}
+    pid = start(env)
+    assert pid is not None and gone(pid, 30)
+    assert server_pid(env) is None
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not Path("/usr/bin/python3").exists(), reason="needs root to run as another user")
+def test_another_user_gets_no_answer(own_cache):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    pid = start(env)
+    [folder] = own_cache.glob("server-*")
+    assert folder.stat().st_mode & 0o777 == 0o700
+    folder.chmod(0o755)  # let the other user reach the socket: only the peer check is left to refuse
+    (folder / "socket").chmod(0o777)
+    probe = ("import socket, sys\ns = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+             "try:\n    s.sendall(b'{\"op\": \"status\"}\\n'); data = s.recv(1000); print(repr(data) if data else 'no answer')\n"
+             "except (ConnectionResetError, BrokenPipeError):\n    print('no answer')")
+    # The system's Python: the other user may not enter root's folders, where this venv's lives.
+    other = subprocess.run(["/usr/bin/python3", "-c", probe, str(folder / "socket")], user=65534, group=65534,
+                           capture_output=True, text=True, timeout=60)
+    assert other.stdout.strip() == "no answer", other.stderr
+    assert server_pid(env) == pid  # its own user still gets answers
+
+
+def test_build_through_the_server_writes_the_same_assembly_line(warm_server, tmp_path):
+    through = kite(["build", "samples/hello.kite", "-o", str(tmp_path / "out")])
+    here = run_kite(["build", "samples/hello.kite", "-o", str(tmp_path / "out")], REPO)
+    assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+    assert through.returncode == 0 and (tmp_path / "out" / "Hello.dll").exists()
+
+
+def test_two_shells_at_once_are_both_served(warm_server):
+    args = ["check", "--layer", "kite", "tests/article/mistakes.kite"]
+    kite(args)  # the server runs
+    served = served_count()
+    shells = [subprocess.Popen([*KITE, *args], cwd=REPO, env=THROUGH_SERVER, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+              for _ in range(2)]
+    outputs = [(*shell.communicate(timeout=300), shell.returncode) for shell in shells]
+    here = run_kite(args, REPO)
+    assert outputs == [(here.stdout_bytes, here.stderr_bytes, here.exit_code)] * 2
+    assert served_count() == served + 2
