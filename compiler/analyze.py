@@ -19,7 +19,11 @@ class Binding:
     column: int
     type: n.TypeRef | None = None
     changed: bool = False
-    value: object = None  # what a let was given: a lambda makes the name callable
+    value: n.Expr | None = None  # what a let was given: a lambda makes the name callable
+
+    @property
+    def span(self) -> n.Span:
+        return n.Span.of_name(self.line, self.column, self.name)
 
 
 @dataclass(frozen=True)
@@ -29,23 +33,24 @@ class Declaration:
     line: int
     column: int
 
+    @property
+    def span(self) -> n.Span:
+        return n.Span.of_name(self.line, self.column, self.name)
+
 
 @dataclass(frozen=True)
 class IllegalAssignment:
     name: str
     kind: str  # what was assigned: let, const, param, loop, lambda, field
     owner: str | None  # the record type, for a field
-    line: int
-    column: int
+    target: n.Expr  # what was assigned, as written: where the diagnostic goes
 
 
 @dataclass(frozen=True)
 class Discarded:
     """An expression statement: its value, if it has one, is thrown away."""
 
-    expr: object
-    line: int
-    column: int
+    expr: n.Expr
     callee: Binding | None = None  # the local or constant a called name is, where it is one
 
 
@@ -57,7 +62,7 @@ class Facts:
     discarded: tuple[Discarded, ...]
     functions: dict  # name -> FnDecl
     records: dict  # name -> TypeDecl
-    misplaced: tuple[tuple[int, int, str], ...] = field(default=())  # KT000 found by the analyzer
+    misplaced: tuple[tuple[n.Node, str], ...] = field(default=())  # KT000 found by the analyzer: where, and why
     lambdas: tuple[tuple[n.Lambda, int], ...] = field(default=())  # each lambda and how many lambdas it is inside, plus one
     redeclared: tuple[tuple[Binding, Binding], ...] = field(default=())  # (declaration, the one in scope it meets)
 
@@ -71,7 +76,7 @@ class _Walker:
         self.bindings: list[Binding] = []
         self.illegal: list[IllegalAssignment] = []
         self.discarded: list[Discarded] = []
-        self.misplaced: list[tuple[int, int, str]] = []
+        self.misplaced: list[tuple[n.Node, str]] = []
         self.scopes: list[dict[str, Binding]] = [{}]
         self.in_test = False
         self.lambdas: list[tuple[n.Lambda, int]] = []
@@ -123,11 +128,13 @@ class _Walker:
                     self.declarations.append(Declaration(member.name, "member", member.line, member.column))
             elif isinstance(item, n.FnDecl):
                 self.declarations.append(Declaration(item.name, "fn", item.line, item.column))
+            elif not isinstance(item, (n.Use, n.TestDecl)):
+                raise TypeError(f"the analyzer does not know the item {type(item).__name__}")
         for item in module.items:
             if isinstance(item, n.FnDecl):
                 for param in item.params:
                     if param.type is None:
-                        self.misplaced.append((param.line, param.column, f"parameter '{param.name}' needs a type: {param.name}: int"))
+                        self.misplaced.append((param, f"parameter '{param.name}' needs a type: {param.name}: int"))
                 self.in_scope(item.body, before=[lambda p=p: self.declare(p.name, "param", p.line, p.column, p.type) for p in item.params])
             elif isinstance(item, n.TestDecl):
                 self.in_test = True
@@ -155,13 +162,15 @@ class _Walker:
             self.expr(s.expr)
             called = s.expr.func if isinstance(s.expr, n.Call) else None
             callee = self.resolve(called.name) if isinstance(called, n.Name) else None
-            self.discarded.append(Discarded(s.expr, s.line, s.column, callee))
-        elif isinstance(s, (n.Return,)):
+            self.discarded.append(Discarded(s.expr, callee))
+        elif isinstance(s, n.Return):
             if s.value is not None:
                 self.expr(s.value)
+        elif isinstance(s, (n.Break, n.Continue, n.Pass)):
+            pass
         elif isinstance(s, n.Expect):
             if not self.in_test:
-                self.misplaced.append((s.line, s.column, "'expect' belongs in a test block"))
+                self.misplaced.append((s, "'expect' belongs in a test block"))
             self.expr(s.expr)
         elif isinstance(s, n.If):
             for condition, body in s.branches:
@@ -176,6 +185,8 @@ class _Walker:
             self.expr(s.iterable)
             element = _element_type(self, s.iterable)
             self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
+        else:
+            raise TypeError(f"the analyzer does not know the statement {type(s).__name__}")
 
     def assign(self, s: n.Assign) -> None:
         self.expr(s.value)
@@ -185,14 +196,14 @@ class _Walker:
             if binding is None:
                 return
             if binding.kind in IMMUTABLE_KINDS:
-                self.illegal.append(IllegalAssignment(target.name, binding.kind, None, s.line, s.column))
+                self.illegal.append(IllegalAssignment(target.name, binding.kind, None, target))
             else:
                 binding.changed = True
         elif isinstance(target, n.Member):
             self.expr(target.target)
             owner = _record_of(self, target.target)
             if owner is not None and any(f.name == target.name for f in self.records[owner].fields):
-                self.illegal.append(IllegalAssignment(target.name, "field", owner, s.line, s.column))
+                self.illegal.append(IllegalAssignment(target.name, "field", owner, target))
         else:
             self.expr(target)
 

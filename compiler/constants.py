@@ -43,7 +43,8 @@ def _block(body, bound: set[str], found: set[str]) -> None:
         elif isinstance(s, n.ExprStmt):
             _expr(s.expr, bound, found)
         elif isinstance(s, n.Return):
-            _expr(s.value, bound, found)
+            if s.value is not None:
+                _expr(s.value, bound, found)
         elif isinstance(s, n.Expect):
             _expr(s.expr, bound, found)
         elif isinstance(s, n.If):
@@ -57,6 +58,8 @@ def _block(body, bound: set[str], found: set[str]) -> None:
         elif isinstance(s, n.For):
             _expr(s.iterable, bound, found)
             _block(s.body, bound | {s.name}, found)
+        elif not isinstance(s, (n.Break, n.Continue, n.Pass)):
+            raise TypeError(f"the constants' order does not know the statement {type(s).__name__}")
 
 
 def _expr(e, bound: set[str], found: set[str]) -> None:

@@ -33,7 +33,7 @@ def test_json_output_has_the_documented_shape():
     assert (document["verdict"], document["errors"], document["warnings"]) == ("failed", 1, 3)
     assert document["layers"] == ["analyzers", "compiler", "kite"] and document["skipped"] == []
     assert document["diagnostics"][0] == {
-        "file": "mistakes.kite", "line": 5, "column": 5, "end_line": 5, "end_column": 5, "severity": "error", "id": "KT001",
+        "file": "mistakes.kite", "line": 5, "column": 5, "end_line": 5, "end_column": 10, "severity": "error", "id": "KT001",
         "message": "'total' cannot be changed: declare it with let mut", "layer": "kite",
     }
     assert [d["layer"] for d in document["diagnostics"]] == ["kite", "kite", "kite", "compiler"]

@@ -165,8 +165,8 @@ async def test_push_shows_both_layers_with_ranges_sources_and_links_then_clears_
     kt001, cs8602 = by_code["KT001"], by_code["CS8602"]
     assert (kt001.source, span(kt001), kt001.severity) == ("kite", (4, 4, 4, 9), types.DiagnosticSeverity.Error)
     assert kt001.code_description.href.endswith("docs/rules.md#kt001")
-    # The C# layers' columns are the generated C#'s: the diagnostic covers its line's code.
-    assert (cs8602.source, span(cs8602), cs8602.severity) == ("csharp", (8, 4, 8, 29), types.DiagnosticSeverity.Warning)
+    # The C# layers' ranges are Kite's: CS8602 covers the possibly-none `name` (0-based line 8, characters 11-14).
+    assert (cs8602.source, span(cs8602), cs8602.severity) == ("csharp", (8, 11, 8, 15), types.DiagnosticSeverity.Warning)
     assert (await push.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "running"
     change(push, uri, 2, FIXED)
     assert not await published(push, uri, lambda found: not found and push.published[-1].version == 2)

@@ -37,9 +37,9 @@ def source_lines(path: str) -> list[str] | None:
 def frame(d: diag.Diagnostic, paint) -> list[str]:
     severity = d.severity.value
     lines = [paint(severity, f"{severity}[{d.id}]") + paint("bold", f": {visible(d.message)}")]
-    column = f":{d.column}" if d.column and d.layer is diag.Layer.KITE else ""
+    column = f":{d.column}" if d.column else ""
     source = source_lines(d.file)
-    marks = underlines(source, d.line, d.column, d.end_line, d.end_column, d.layer.name.lower()) if source else []
+    marks = underlines(source, d.line, d.column, d.end_line, d.end_column) if source else []
     width = len(str(max([d.line, *(mark.line for mark in marks)])))
     lines.append(" " * width + paint("gutter", "--> ") + f"{visible(d.file)}:{d.line}{column}")
     if marks:

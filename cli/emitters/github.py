@@ -15,19 +15,20 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _command(level: str, file: str, line: int, column: int, title: str, message: str) -> str:
+def _command(level: str, file: str, line: int, title: str, message: str, *, column: int = 0, end_line: int = 0, end_column: int = 0) -> str:
     # Any of the three can quote the answer (a test's name, a diagnostic about it): escaped like the text report, so
     # no terminal escape or bidi control reaches the log raw.
-    where = [f"file={_property(visible(file))}", f"line={max(line, 1)}", f"endLine={max(line, 1)}"]
-    if column:
+    where = [f"file={_property(visible(file))}", f"line={max(line, 1)}", f"endLine={max(end_line, line, 1)}"]
+    if column and end_line <= line:  # GitHub takes columns only for an annotation on one line
         where.append(f"col={column}")
+        if end_column > column:
+            where.append(f"endColumn={end_column - 1}")  # GitHub's is the last character's: it defaults to col
     return f"::{level} {','.join(where)},title={_property(visible(title))}::{_data(visible(message))}"
 
 
 def _annotation(d) -> str:
-    # Compiler and analyzer columns are the generated C#'s (docs/cli.md): only Kite's own are shown.
-    column = d.column if d.layer is diag.Layer.KITE else 0
-    return _command("error" if d.severity is diag.Severity.ERROR else "warning", d.file, d.line, column, d.id, d.message)
+    level = "error" if d.severity is diag.Severity.ERROR else "warning"
+    return _command(level, d.file, d.line, d.id, d.message, column=d.column, end_line=d.end_line, end_column=d.end_column)
 
 
 def check(reports) -> str:
@@ -43,7 +44,7 @@ def test(reports) -> str:
         lines += [_annotation(d) for d in answer.check.diagnostics]
         for outcome in answer.outcomes:
             if outcome.status != "pass":
-                lines.append(_command("error", outcome.case.file, outcome.case.line, 0, f"{outcome.status}: {outcome.case.name}",
+                lines.append(_command("error", outcome.case.file, outcome.case.line, f"{outcome.status}: {outcome.case.name}",
                                       describe_outcome(outcome, answer.limits)))
     lines.append(f"{sum(t.passed for t in tested)} passed, {sum(t.failed for t in tested)} failed")
     return "\n".join(lines)

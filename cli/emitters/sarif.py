@@ -10,6 +10,16 @@ from kite import diagnostics as diag
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+def _region(d: diag.Diagnostic) -> dict:
+    """SARIF's region: 1-based, endColumn just past the last character, as Diagnostic has it; no column when the
+    layer knew none."""
+    region = {"startLine": max(d.line, 1)}
+    if d.column:
+        end_column = d.end_column if d.end_line > d.line else max(d.end_column, d.column)
+        region |= {"startColumn": d.column, "endLine": max(d.end_line, d.line), "endColumn": end_column}
+    return region
+
+
 def check(reports) -> str:
     """SARIF 2.1.0, as GitHub code scanning reads it: one run, one result per diagnostic."""
     from kite.rules import ALL_RULES
@@ -33,7 +43,7 @@ def check(reports) -> str:
             "message": {"text": d.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": d.file.replace("\\", "/")},
-                "region": {"startLine": max(d.line, 1), **({"startColumn": d.column} if d.column else {})},
+                "region": _region(d),
             }}],
         }
         for d in found

@@ -1,5 +1,12 @@
 """AST to C#, with a #line marker before everything the user wrote and #line hidden before the rest.
 
+The markers are C#'s span form, `#line (line, column) - (end line, end column) offset "file"`, so the compiler's and
+the analyzers' diagnostics come back with Kite ranges (Roslyn's GetMappedLineSpan maps columns too). A declaration or
+a statement maps its whole first C# line to its Kite node (the offset lies past any line's end). Each expression
+that does not begin its parent's C# text gets a line of its own, mapped from where its text starts: what C# reports
+on it, or on a part of it the C# spells as Kite does (`name` in `name.Split(' ')`), lands on the Kite text. A C#
+text that starts with something Kite does not write (`(`, `new `, the standard library's alias) maps as a whole.
+
 Semantics a Kite programmer expects, spelled in C#: `==` compares values (Kite.Runtime.Eq), `x in xs` is
 membership, `for` over a map walks its keys, a literal with a point is decimal, and `x != none` narrows
 x for int? as much as for str? (a pattern variable stands in for x where it is known not to be none).
@@ -26,6 +33,10 @@ RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
 LOWERCASE_ASCII = re.compile("[a-z]+")  # the type names C# reserves (CS8981)
+# The largest column a #line span may name (Roslyn refuses more with CS8938). As its offset it lies past the end of
+# any generated line worth mapping: everything on the line is the marker's Kite span.
+MAX_LINE_COLUMN = 65536
+WHOLE_LINE = MAX_LINE_COLUMN
 # Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
 LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -156,7 +167,6 @@ class _Writer:
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
         self.class_name = _class_spelling(module_class(module, symbols.modules))
-        self.marked: tuple[int, str] | None = None  # the (line, path) the last #line marker named; None when hidden
         self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
@@ -164,22 +174,16 @@ class _Writer:
     def emit(self, text: str) -> None:
         self.out.append("    " * self.indent + text)
 
-    def at(self, node, path: str | None = None) -> None:
-        self.marked = (node.line, path or self.path)
-        self.out.append(f'#line {node.line} "{path or self.path}"')
+    def at(self, where: n.Node | n.Span, path: str | None = None) -> None:
+        """The next C# line, all of it, is `where` in the Kite file."""
+        self.out.append(span_marker(where, WHOLE_LINE, path or self.path))
 
     def hidden(self) -> None:
-        self.marked = None
         self.out.append("#line hidden")
 
-    def continuation_marker(self, e) -> str:
-        """A #line marker on a line of its own where an expression continues on a later physical line, so C#
-        reports a mistake there on the line the user wrote it on, not on the statement's first line."""
-        line = getattr(e, "line", None)
-        if self.marked is None or self.in_fstring or line is None or line <= self.marked[0]:
-            return ""
-        self.marked = (line, self.marked[1])
-        return f'\n#line {line} "{self.marked[1]}"\n'
+    def name_at(self, item, path: str | None = None) -> None:
+        """A declaration's C# line is its name in Kite: what C# says about a signature is said about the name."""
+        self.at(n.Span.of_name(item.line, item.column, item.name), path)
 
     # ---- file
 
@@ -199,6 +203,8 @@ class _Writer:
                 self.record(item)
             elif isinstance(item, n.EnumDecl):
                 self.enum(item)
+            elif not isinstance(item, (n.Use, n.Let, n.FnDecl, n.TestDecl)):
+                raise TypeError(f"the code generator does not know the item {type(item).__name__}")
         self.hidden()
         self.emit(f"public static partial class {self.class_name}")
         self.emit("{")
@@ -227,7 +233,7 @@ class _Writer:
     # ---- declarations
 
     def record(self, item: n.TypeDecl) -> None:
-        self.at(item)
+        self.name_at(item)
         self.emit(f"public sealed record {identifier(item.name)}(")
         self.indent += 1
         for position, field in enumerate(item.fields):
@@ -251,7 +257,7 @@ class _Writer:
         self.emit("}")
 
     def enum(self, item: n.EnumDecl) -> None:
-        self.at(item)
+        self.name_at(item)
         self.emit(f"public enum {identifier(item.name)}")
         self.emit("{")
         for member in item.members:
@@ -261,7 +267,7 @@ class _Writer:
         self.emit("}")
 
     def constant(self, item: n.Let, path: str) -> None:
-        self.at(item, path)
+        self.name_at(item, path)
         spelled = self.symbols.constant_types[item.name]
         self.emit(f"public static readonly {spelled} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
 
@@ -269,7 +275,7 @@ class _Writer:
         returns = csharp_type(item.returns) if item.returns else "void"
         params = ", ".join(f"{csharp_type(p.type) if p.type else 'object'} {identifier(p.name)}" for p in item.params)
         self.returns_value = item.returns is not None
-        self.at(item)
+        self.name_at(item)
         self.emit(f"public static {returns} {identifier(item.name)}({params})")
         self.function_locals = {p.name for p in item.params}
         self.body(item.body, {p.name: identifier(p.name) for p in item.params})
@@ -331,6 +337,8 @@ class _Writer:
             spelled = self.declared_local(s.name)
             self.emit(f"foreach (var {spelled} in {RUNTIME}.Iter({self.expr(s.iterable)}))")
             self.body(s.body, {s.name: spelled})
+        else:
+            raise TypeError(f"the code generator does not know the statement {type(s).__name__}")
 
     def if_statement(self, s: n.If, rest) -> None:
         """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
@@ -431,10 +439,17 @@ class _Writer:
     def args(self, args, typed: bool) -> str:
         return ", ".join(self.expr(arg, typed=typed) for arg in args)
 
-    def expr(self, e, typed: bool = False) -> str:
-        """`typed`: C# knows the target type here, so a list literal can be a collection expression."""
-        marker = self.continuation_marker(e)
-        return marker + self.expression_text(e, typed)
+    def expr(self, e, typed: bool = False, *, leading: bool = False) -> str:
+        """`typed`: C# knows the target type here, so a list literal can be a collection expression.
+
+        `leading`: e begins its parent's C# text (`xs` in `xs.Count()`), so it stays on the parent's line: C# starts
+        both at the same place, and there the parent's marker maps a part spelled as in Kite to its own columns."""
+        text = self.expression_text(e, typed)
+        if leading or self.in_fstring:
+            return text
+        if re.match(re.escape(_leading_text(e)) + r"(?!\w)", text):
+            return "\n" + linear_marker(e, self.path) + "\n " + text
+        return "\n" + span_marker(e, WHOLE_LINE, self.path) + "\n" + text
 
     def expression_text(self, e, typed: bool) -> str:
         if isinstance(e, n.Name):
@@ -458,9 +473,9 @@ class _Writer:
         if isinstance(e, n.TypeCall):
             return self.type_call(e)
         if isinstance(e, n.Index):
-            return f"{self.expr(e.target)}[{self.expr(e.index)}]"
+            return f"{self.expr(e.target, leading=True)}[{self.expr(e.index)}]"
         if isinstance(e, n.Member):
-            return f"{self.expr(e.target)}.{self.member_name(e.name)}"
+            return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
         if isinstance(e, n.Lambda):
             params = ", ".join(f"{csharp_type(p.type)} {identifier(p.name)}" if p.type else identifier(p.name) for p in e.params)
             self.scopes.append({p.name: identifier(p.name) for p in e.params})
@@ -532,11 +547,12 @@ class _Writer:
                 return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
             return f"{self.lookup(func.name)}({self.args(e.args, typed=False)})"
         if isinstance(func, n.Member):
-            return f"{self.expr(func.target)}.{self.member_name(func.name, called=True)}({self.args(e.args, typed=False)})"
-        return f"{self.expr(func)}({self.args(e.args, typed=False)})"
+            return f"{self.expr(func.target, leading=True)}.{self.member_name(func.name, called=True)}({self.args(e.args, typed=False)})"
+        return f"{self.expr(func, leading=True)}({self.args(e.args, typed=False)})"
 
     def fstring(self, e: n.FString) -> str:
         pieces = []
+        self.in_fstring, outer = True, self.in_fstring
         for part in e.parts:
             if isinstance(part, str):
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
@@ -544,10 +560,39 @@ class _Writer:
             elif isinstance(part, n.Formatted):
                 pieces.append("{(" + f"{RUNTIME}.Formatted({self.expr(part.value)}, {string_literal(part.spec)})" + ")}")
             else:
-                self.in_fstring, outer = True, self.in_fstring
                 pieces.append("{(" + STD + ".to_str(" + self.expr(part) + "))}")  # parenthesized: a bare :: would start a format
-                self.in_fstring = outer
+        self.in_fstring = outer
         return '$"' + "".join(pieces) + '"'
+
+
+def span_marker(where: n.Node | n.Span, offset: int, path: str) -> str:
+    """`#line (l, c) - (el, ec) offset "path"`: the next C# line from its 1-based column `offset` is `where` in Kite.
+
+    The directive's end column is the last character's (inclusive), where Kite's is the one just past it. Columns
+    beyond what the directive can name (a line longer than 64K characters) leave only the line mapped."""
+    if max(where.column, where.end_column) > MAX_LINE_COLUMN:
+        return f'#line {where.line} "{path}"'
+    end_column = max(where.end_column - 1, where.column) if where.end_line == where.line else max(where.end_column - 1, 1)
+    return f'#line ({where.line}, {where.column}) - ({where.end_line}, {end_column}) {offset} "{path}"'
+
+
+def linear_marker(e: n.Node, path: str) -> str:
+    """A marker for a line that holds a space and then `e`'s C# text, spelled as in Kite from its start. Roslyn maps
+    a span that starts before the offset (the space: nothing) to the whole marked span, and one that starts at or
+    after it by its distance from the offset: k characters into the text is k characters into the Kite node."""
+    return span_marker(e, 1, path)
+
+
+def _leading_text(e) -> str:
+    """The Kite text an expression's C# starts with when the C# spells it the same way: its leftmost name or
+    literal, reached through the parts that begin it (`name` in `name.Split(' ')[0]`); NUL when there is none."""
+    while isinstance(e, (n.Call, n.Member, n.Index)):
+        e = e.func if isinstance(e, n.Call) else e.target
+    if isinstance(e, n.Name):
+        return e.name
+    if isinstance(e, n.Literal) and e.kind in ("int", "str", "char", "bool"):
+        return e.text
+    return "\0"  # C# text never starts with a NUL: the expression maps as a whole
 
 
 def _does_nothing(e) -> bool:

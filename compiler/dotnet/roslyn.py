@@ -7,6 +7,7 @@ service and reused: re-creating references on every call leaks native memory.
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -139,7 +140,7 @@ class RoslynService:
             return None
         severity = Severity.ERROR if found.Severity == DiagnosticSeverity.Error else Severity.WARNING
         layer = Layer.COMPILER if found.Id.startswith("CS") else Layer.KITE if found.Id.startswith("KT") else Layer.ANALYZERS
-        message = found.GetMessage(_invariant_culture())
+        message = GENERATED_MARKER.sub("", found.GetMessage(_invariant_culture()))
         location = found.Location
         if not location.IsInSource:
             return Diagnostic("", 0, 0, severity, found.Id, message, layer)
@@ -152,9 +153,28 @@ class RoslynService:
                 f"internal error: {found.Id} on generated code with no Kite line: {message}", layer,
             )
         span = location.GetMappedLineSpan()
-        start, end = span.StartLinePosition, span.EndLinePosition
-        return Diagnostic(span.Path, start.Line + 1, start.Character + 1, severity, found.Id, message, layer,
-                          end.Line + 1, end.Character + 1)
+        start, end = (span.StartLinePosition.Line + 1, span.StartLinePosition.Character + 1), _mapped_end(location, span)
+        return Diagnostic(span.Path, *start, severity, found.Id, message, layer, *max(end, start))
+
+
+def _mapped_end(location, span) -> tuple[int, int]:
+    """Where a diagnostic ends in Kite (1-based). Roslyn maps a span by the #line marker before its start; a span
+    that goes on over later C# lines ends under another marker (codegen/csharp.py gives expressions lines of their
+    own), which alone knows where that end is in Kite."""
+    from Microsoft.CodeAnalysis.Text import TextSpan
+
+    end = span.EndLinePosition
+    unmapped = location.GetLineSpan()
+    if unmapped.EndLinePosition.Line != unmapped.StartLinePosition.Line:
+        tail = location.SourceTree.GetMappedLineSpan(TextSpan(location.SourceSpan.End, 0))
+        if tail.Path == span.Path:
+            end = tail.EndLinePosition
+    return end.Line + 1, end.Character + 1
+
+
+# A #line marker inside C# text a message quotes ('n == 3' is always 'true'): the generator's line break, the marker
+# and the space a marker's text starts with (codegen/csharp.py) are not the program's.
+GENERATED_MARKER = re.compile(r"\n#line [^\n]*\n ?")
 
 
 @functools.cache

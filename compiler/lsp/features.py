@@ -35,10 +35,10 @@ class Span:
 
 def diagnostic_span(d: Diagnostic, lines: list[str]) -> Span:
     """Where a diagnostic is in the editor: its own range when it has one, else the token at its column, else the
-    line's code. The C# layers' columns are the generated C#'s (docs/cli.md): only their line means something."""
+    line's code. Every layer's columns are the Kite file's."""
     row = min(max(d.line, 1), max(len(lines), 1)) - 1
     text = lines[row] if row < len(lines) else ""
-    if d.column <= 0 or d.layer is not Layer.KITE:
+    if d.column <= 0:
         start = len(text) - len(text.lstrip())
         return Span(row, start, row, max(len(text.rstrip()), start))
     start = min(d.column - 1, len(text))

@@ -3,8 +3,8 @@ the review page.
 
 A diagnostic is a range (line, column to end_line, end_column; the end column just past the last character), a
 point when its layer knows only where it starts, or a line when it knows no column. A point underlines the word (or
-the one character) at its column; Roslyn's and the analyzers' columns are the generated C#'s, so their diagnostics
-underline the line's code, never a column that means nothing here."""
+the one character) at its column. Every layer's columns are the Kite file's (the generated C#'s span #line markers
+map Roslyn's and the analyzers')."""
 
 from __future__ import annotations
 
@@ -40,12 +40,12 @@ def at_point(text: str, column: int) -> tuple[int, int]:
     return index, index + 1
 
 
-def underlines(lines: list[str], line: int, column: int, end_line: int, end_column: int, layer: str) -> list[Underline]:
+def underlines(lines: list[str], line: int, column: int, end_line: int, end_column: int) -> list[Underline]:
     """One underline per source line the diagnostic covers (lines: the file's lines, LF split)."""
     if not 1 <= line <= len(lines):
         return []
     text = lines[line - 1]
-    if layer != "kite" or column <= 0:
+    if column <= 0:
         return [Underline(line, *whole_line(text))]
     if (end_line, end_column) <= (line, column):
         return [Underline(line, *at_point(text, column))]

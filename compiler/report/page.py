@@ -111,7 +111,7 @@ def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | Non
     column = d["column"]
     line_text = text[span["start"]:span["end"]]
     answer_column = column - column_offset(*blocks[span["block"]]) if column else 0
-    [mark] = underlines([line_text], 1, answer_column, 1, answer_column, d["layer"]) or [None]
+    [mark] = underlines([line_text], 1, answer_column, 1, answer_column) or [None]
     if mark is not None:
         view["at"] = [to16(span["start"] + min(mark.start, len(line_text))), to16(span["start"] + min(mark.end, len(line_text)))]
     return view

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.syntax.nodes import Node, Span
 
 
 @dataclass(frozen=True)
@@ -19,4 +20,9 @@ class Rule:
     same_as: frozenset[str] = field(default_factory=frozenset)
 
     def at(self, file: str, line: int, column: int, message: str) -> Diagnostic:
+        """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
         return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
+
+    def on(self, file: str, where: Node | Span, message: str) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column)

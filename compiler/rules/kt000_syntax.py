@@ -21,13 +21,13 @@ judges_fragments = True
 
 def check(module, facts, file):
     """What only the analyzer sees: a parameter without a type, expect outside a test, a constant of unknown type."""
-    for line, column, message in facts.misplaced:
-        yield RULE.at(file, line, column, message)
+    for where, message in facts.misplaced:
+        yield RULE.on(file, where, message)
     constants = [item for item in module.items if isinstance(item, n.Let)]
     spelled = constant_types(order_constants(constants, facts.functions).ordered, facts.functions, facts.records)
     for item in constants:
         if spelled[item.name] is None:
-            yield RULE.at(file, item.line, item.column, f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
+            yield RULE.on(file, n.Span.of_name(item.line, item.column, item.name), f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
 
 
 def applies(module):

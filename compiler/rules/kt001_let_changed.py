@@ -32,7 +32,7 @@ MESSAGES = {
 def check(module, facts, file):
     for assignment in facts.illegal_assignments:
         message = MESSAGES[assignment.kind].format(name=assignment.name, owner=assignment.owner)
-        yield RULE.at(file, assignment.line, assignment.column, message)
+        yield RULE.on(file, assignment.target, message)
 
 
 def applies(module):

@@ -21,7 +21,7 @@ judges_fragments = False  # a snippet's let mut may be changed by code the answe
 def check(module, facts, file):
     for binding in facts.bindings:
         if binding.kind == "mut" and not binding.changed:
-            yield RULE.at(file, binding.line, binding.column, f"'{binding.name}' is never changed: declare it with let, not let mut")
+            yield RULE.on(file, binding.span, f"'{binding.name}' is never changed: declare it with let, not let mut")
 
 
 def applies(module):

@@ -44,9 +44,9 @@ def check(module, facts, file):
         name = declaration.name
         if declaration.kind in PASCAL_KINDS:
             if not PASCAL.match(name):
-                yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be PascalCase: {to_pascal(name)}")
+                yield RULE.on(file, declaration.span, f"'{name}' should be PascalCase: {to_pascal(name)}")
         elif not SNAKE.match(name):
-            yield RULE.at(file, declaration.line, declaration.column, f"'{name}' should be snake_case: {to_snake(name)}")
+            yield RULE.on(file, declaration.span, f"'{name}' should be snake_case: {to_snake(name)}")
 
 
 def applies(module):

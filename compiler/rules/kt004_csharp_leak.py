@@ -2,11 +2,12 @@
 
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
+from kite.syntax import leaks
 
 RULE = Rule(
     id="KT004",
     severity=Severity.ERROR,
-    summary="another language written into Kite: ;, braces, var, new, &&, ||, !, null, ++, --, else if, foreach, //, string, decimal, object, dynamic, nameof(...)",
+    summary=f"another language written into Kite: {', '.join(leaks.leaked_tokens())}",
     rationale=(
         "The experiment measures whether a model writes Kite or falls back to a language it already knows. "
         "Every C# habit is reported, even on lines that do not otherwise parse."

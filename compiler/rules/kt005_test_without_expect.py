@@ -21,7 +21,7 @@ judges_fragments = True
 def check(module, facts, file):
     for item in module.items:
         if isinstance(item, n.TestDecl) and not any(isinstance(s, n.Expect) for s in n.walk_statements(item.body)):
-            yield RULE.at(file, item.line, item.column, f"test '{item.description}' checks nothing: add an expect")
+            yield RULE.on(file, item, f"test '{item.description}' checks nothing: add an expect")
 
 
 def applies(module):

@@ -26,9 +26,9 @@ def check(module, facts, file):
         expr = statement.expr
         if isinstance(expr, n.Call) and isinstance(expr.func, n.Name):
             if _result_thrown_away(expr.func.name, statement.callee, facts):
-                yield RULE.at(file, statement.line, statement.column, f"the result of {expr.func.name}() is not used")
+                yield RULE.on(file, expr, f"the result of {expr.func.name}() is not used")
         elif not isinstance(expr, n.Call):
-            yield RULE.at(file, statement.line, statement.column, "the value of this expression is not used")
+            yield RULE.on(file, expr, "the value of this expression is not used")
 
 
 def _result_thrown_away(name, callee, facts) -> bool:

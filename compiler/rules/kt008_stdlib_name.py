@@ -27,8 +27,8 @@ def check(module, facts, file):
     for item in module.items:
         for node_type, kind in KINDS:
             if isinstance(item, node_type) and item.name in standard_library.FUNCTIONS:
-                yield RULE.at(
-                    file, item.line, item.column,
+                yield RULE.on(
+                    file, n.Span.of_name(item.line, item.column, item.name),
                     f"{kind} '{item.name}' takes the name of the standard library's {item.name}(): choose another name",
                 )
 

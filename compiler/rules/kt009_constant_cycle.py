@@ -23,7 +23,7 @@ def check(module, facts, file):
     by_name = {c.name: c for c in constants}
     for cycle in order_constants(constants, facts.functions).cycles:
         first = by_name[cycle[0]]
-        yield RULE.at(file, first.line, first.column, f"module constants read each other in a cycle: {spelled(cycle)}")
+        yield RULE.on(file, n.Span.of_name(first.line, first.column, first.name), f"module constants read each other in a cycle: {spelled(cycle)}")
 
 
 def spelled(cycle, longest: int = 8) -> str:

@@ -29,8 +29,8 @@ RULE = Rule(
 def check(module, facts, file):
     for lambda_, depth in facts.lambdas:
         if depth == MAX_LAMBDA_DEPTH + 1:  # the deeper ones are inside this one: one error per nest
-            yield RULE.at(
-                file, lambda_.line, lambda_.column,
+            yield RULE.on(
+                file, lambda_,
                 f"a lambda nested {depth} deep: each level multiplies the compiler's work; Kite allows {MAX_LAMBDA_DEPTH}, "
                 "so give the inner levels a fn of their own",
             )

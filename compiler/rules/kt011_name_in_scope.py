@@ -25,7 +25,7 @@ WHAT = {"let": "a let", "mut": "a let mut", "param": "a parameter", "loop": "a f
 def check(module, facts, file):
     for binding, earlier in facts.redeclared:
         message = f"'{binding.name}' is already {WHAT[earlier.kind]} on line {earlier.line}, still in scope: choose another name"
-        yield RULE.at(file, binding.line, binding.column, message)
+        yield RULE.on(file, binding.span, message)
 
 
 judges_fragments = True

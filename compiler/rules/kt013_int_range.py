@@ -1,7 +1,5 @@
 """KT013: an int literal outside int's range."""
 
-from dataclasses import fields, is_dataclass
-
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
 from kite.syntax import nodes as n
@@ -26,20 +24,14 @@ LARGEST = 2**31 - 1
 
 
 def check(module, facts, file):
-    # Every node of the module, statements and expressions alike; iterative, as nesting can be deep.
-    pending = [(module, False)]
-    while pending:
-        node, negated = pending.pop()
+    negated = {id(node.operand): node for node in nodes_of(module) if isinstance(node, n.Unary) and node.op == "-"}
+    for node in nodes_of(module):
         if isinstance(node, n.Literal) and node.kind == "int":
             value = int(node.text.replace("_", ""))
-            if not SMALLEST <= (-value if negated else value) <= LARGEST:
-                written = "-" + node.text if negated else node.text
-                yield RULE.at(file, node.line, node.column, f"{written} is outside int's range ({SMALLEST} to {LARGEST}): Kite has no long")
-        elif is_dataclass(node):
-            operand_negated = isinstance(node, n.Unary) and node.op == "-"
-            pending.extend((getattr(node, field.name), operand_negated) for field in fields(node))
-        elif isinstance(node, (tuple, list)):
-            pending.extend((item, False) for item in node)
+            minus = negated.get(id(node))  # -2147483648 fits: the minus is part of the number
+            if not SMALLEST <= (-value if minus else value) <= LARGEST:
+                written = "-" + node.text if minus else node.text
+                yield RULE.on(file, minus or node, f"{written} is outside int's range ({SMALLEST} to {LARGEST}): Kite has no long")
 
 
 judges_fragments = True

@@ -25,11 +25,11 @@ def check(module, facts, file):
     for lambda_, _ in facts.lambdas:
         untyped = [p for p in lambda_.params if p.type is None]
         if untyped and len(untyped) < len(lambda_.params):
-            yield RULE.at(file, lambda_.line, lambda_.column, "give every parameter of this lambda a type, or none of them")
+            yield RULE.on(file, lambda_, "give every parameter of this lambda a type, or none of them")
         elif untyped and id(lambda_) in stored:
             names = ", ".join(f"'{p.name}'" for p in untyped)
             typed = ", ".join(f"{p.name}: T" for p in lambda_.params)
-            yield RULE.at(file, lambda_.line, lambda_.column, f"nothing tells the type of {names} in a lambda stored in a let: write fn({typed}) => ...")
+            yield RULE.on(file, lambda_, f"nothing tells the type of {names} in a lambda stored in a let: write fn({typed}) => ...")
 
 
 def _let_values(module):

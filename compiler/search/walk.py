@@ -1,9 +1,5 @@
-"""A generic walk over the AST's dataclass fields, positions left out.
-
-nodes.children() covers expressions only today; a teammate is making it exhaustive over every node class. Until
-then this walk reads each node's dataclass fields, so it covers statements and items too and needs no change when
-a node class gains a field (end_line and end_column are coming). When children() is exhaustive, `nodes_in` should
-switch to it: one walk for the whole toolchain.
+"""The AST walk `kite find` uses: nodes.children() for the nodes under a node, and the dataclass fields that say what
+a node is (positions left out) for comparing two nodes.
 """
 
 from __future__ import annotations
@@ -33,15 +29,9 @@ def fields_of(node: n.Node):
 
 
 def nodes_in(root):
-    """Every node under `root` (a node or a tuple), `root` included, in source order; iterative, any depth."""
-    pending = [root]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, tuple):
-            pending.extend(reversed(item))
-        elif isinstance(item, n.Node):
-            yield item
-            pending.extend(reversed([value for _, value in fields_of(item)]))
+    """Every node under `root` (a node or a tuple of nodes), `root` included, in source order; iterative, any depth."""
+    for node in root if isinstance(root, tuple) else (root,):
+        yield from n.descendants(node)
 
 
 STATEMENTS = (n.Let, n.Assign, n.ExprStmt, n.Return, n.Break, n.Continue, n.Pass, n.Expect, n.If, n.While, n.For)

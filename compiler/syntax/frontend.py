@@ -17,18 +17,14 @@ from kite.rules import kt000_syntax, kt004_csharp_leak
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass
 from kite.syntax import leaks
-from kite.syntax.nodes import Module
+from kite.syntax.foreign import NOT_KITE_STATEMENTS
+from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 
 MAX_SYNTAX_ERRORS = 20
 # Characters that recovery may re-parse beyond the file's own size: every real program's errors fit in it.
 RECOVERY_ALLOWANCE = 256 * 1024
 ITEM_KEYWORDS = {"module", "use", "let", "type", "enum", "fn", "test"}
-NOT_KITE_STATEMENTS = {
-    "switch", "case", "default", "do", "try", "catch", "finally", "throw", "match", "def", "function",
-    "func", "loop", "until", "unless", "goto", "import", "from", "struct", "interface", "lambda", "const",
-    "elseif", "elsif", "end", "then", "repeat", "with", "yield", "async", "await", "del", "global",
-}
 EXPRESSION_STARTS = {"NAME", "INT", "DEC", "STRING", "FSTRING", "CHAR", "TRUE", "FALSE", "NONE", "LSQB", "LPAR", "MINUS", "NOT", "LIST", "SET", "MAP", "FN"}
 TERMINAL_WORDS = {
     "NAME": "a name", "INT": "a number", "DEC": "a number", "STRING": "a string", "FSTRING": "an f-string",
@@ -54,13 +50,14 @@ class SyntaxResult:
 def read_syntax(source: SourceFile) -> SyntaxResult:
     file = source.path
     scan = leaks.scan(source.text)
-    diagnostics = [kt004_csharp_leak.RULE.at(file, leak.line, leak.column, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
+    diagnostics = [kt004_csharp_leak.RULE.on(file, leak, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
     leaked = scan.leaked_lines
     layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
+    raw_lines = scan.recovered_text.split("\n")
     for line, column, message in layout.problems:
         if line not in leaked:
-            diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+            diagnostics.append(kt000_syntax.RULE.on(file, _layout_span(raw_lines[line - 1], line, column), message))
         if message.startswith("expected an indented block"):
             replaced.add(line)
     lines = list(layout.lines)
@@ -92,11 +89,12 @@ def _parse_items(
                 parts.append(parse_module(text, first_line))
                 break
             except (UnexpectedInput, KiteSyntaxError) as error:
-                line, column, message = describe(error, lines, last)
+                where, message = describe(error, lines, last)
+                line = where.line
                 if line in replaced:  # replacing it did not help: give up on the rest
                     return None
                 if line not in leaked:
-                    diagnostics.append(kt000_syntax.RULE.at(file, line, column, message))
+                    diagnostics.append(kt000_syntax.RULE.on(file, where, message))
                 replaced.update(_neutralize(lines, layout, line))
                 failures += 1
                 budget -= len(text)
@@ -106,8 +104,17 @@ def _parse_items(
                 if budget < 0:
                     diagnostics.append(kt000_syntax.RULE.at(file, line, 1, "too many syntax errors to recover from in an item this long: stopped"))
                     return None
-    head = parts[0]
-    return Module(head.line, head.column, head.name, tuple(item for part in parts for item in part.items))
+    head, tail = parts[0], parts[-1]
+    items = tuple(item for part in parts for item in part.items)
+    return Module(head.line, head.column, head.name, items, end_line=tail.end_line, end_column=tail.end_column)
+
+
+def _layout_span(text: str, line: int, column: int) -> Span:
+    """What a layout problem is about: the indentation, when it is at the start of the line; else the rest of the line
+    (a header whose block is missing)."""
+    if column == 1:
+        return Span(line, 1, line, 1 + len(text) - len(text.lstrip(" \t")))
+    return Span(line, column, line, max(len(text.rstrip()) + 1, column))
 
 
 def _item_lines(layout: layout_pass.Layout, line_count: int) -> list[tuple[int, int]]:
@@ -145,15 +152,16 @@ def _enclosing_item(layout: layout_pass.Layout, logical: layout_pass.LogicalLine
     return None
 
 
-def describe(error: Exception, lines: list[str], last_line: int) -> tuple[int, int, str]:
-    """Where the parse failed (in lines up to `last_line`) and what a Kite programmer should read there."""
+def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, str]:
+    """Where the parse failed (in lines up to `last_line`): the offending token, or the word or character; and what
+    a Kite programmer should read there."""
     if isinstance(error, KiteSyntaxError):
-        return error.line, error.column, error.message
+        return error.span, error.message
     if isinstance(error, UnexpectedCharacters):
-        return error.line, error.column, f"unexpected character {error.char!r}"
+        return Span(error.line, error.column, error.line, error.column + 1), f"unexpected character {error.char!r}"
     if isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END"):
         last = max((i + 1 for i, text in enumerate(lines[:last_line]) if text.strip()), default=1)
-        return last, 1, "unexpected end of file"
+        return Span(last, 1, last, 1), "unexpected end of file"
     assert isinstance(error, UnexpectedToken)
     token = error.token
     line = token.line
@@ -162,12 +170,19 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[int, i
     first_word = re.match(r"\S[\w]*", stripped).group() if stripped else ""
     indent = len(text) - len(text.lstrip())
     if first_word in NOT_KITE_STATEMENTS:
-        return line, indent + 1, f"'{first_word}' is not a Kite statement"
+        return Span.of_name(line, indent + 1, first_word), f"'{first_word}' is not a Kite statement"
     if token.value == ":" and layout_pass.header_keyword(stripped) and stripped.endswith(":"):
-        return line, token.column, f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'"
+        return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'"
     if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:
-        return line, 1, f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can"
-    return line, token.column, f"unexpected {_found(token)}: expected {_expected(error.expected)}"
+        return Span.of_name(line, 1, first_word), f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can"
+    return _token_span(token), f"unexpected {_found(token)}: expected {_expected(error.expected)}"
+
+
+def _token_span(token) -> Span:
+    """A token's text; a layout token (end of line, indent, dedent) is a point where it starts."""
+    if token.type in ("_NL", "_INDENT", "_DEDENT") or token.end_line is None:
+        return Span(token.line, token.column, token.line, token.column)
+    return Span(token.line, token.column, token.end_line, token.end_column)
 
 
 def _found(token) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kite.syntax.foreign import BLOCK_STATEMENT
 from kite.syntax.literals import fstring_end, quoted_end
 
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
-# Other languages' block statements: a deeper block after one is the statement's own block,
-# so only the statement is reported (by the parser), not an "unexpected indent".
-FOREIGN_HEADER = re.compile(r"(switch|try|catch|finally|do|match|loop|def|with|case|default|repeat|unless|until|struct|interface|class|function|func)\b")
 LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
 
 
@@ -102,7 +100,7 @@ def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
                 stack.append(width)
                 raw_stack.append(raw)
         elif width > stack[-1] and logical and (
-            FOREIGN_HEADER.match(lines[logical[-1].first - 1].strip()) or logical[-1].first in declarations
+            BLOCK_STATEMENT.match(lines[logical[-1].first - 1].strip()) or logical[-1].first in declarations
         ):
             previous = logical[-1]
             logical[-1] = LogicalLine(previous.first, previous.last, previous.indent, True)

@@ -50,6 +50,8 @@ LEAKED_SYMBOLS = (
     ("{", " "),
     ("}", " "),
 )
+# Found by scan_line's own checks (they need more than a word or a symbol: what follows, what is around).
+CHECKED_LEAKS = ("else if", '$"', "!")
 # A line without any of these cannot leak: most lines skip the character scan.
 SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS]) + r"|else)\b")
 CALLED = re.compile(r"[ \t]*\(")
@@ -58,11 +60,22 @@ ELSE_IF = re.compile(r"else[ \t]+if\b")
 FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Za-z_]\w*)\s+in\s+(.*)\)\s*$")
 
 
+def leaked_tokens() -> list[str]:
+    """Everything the scan reports, as KT004 names it."""
+    symbols = [symbol for symbol, _ in LEAKED_SYMBOLS]
+    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *(f"{call}(...)" for call in LEAKED_CALLS)]
+
+
 @dataclass(frozen=True)
 class Leak:
     line: int
     column: int  # 1-based
-    token: str
+    token: str  # as reported: "else if" whatever the spaces between the words
+    end_column: int  # just past the leaked text as written
+
+    @property
+    def end_line(self) -> int:
+        return self.line
 
 
 @dataclass(frozen=True)
@@ -97,7 +110,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
         if char == '"' or (char in "f$" and line.startswith('"', index + 1)):
             end = quoted_end(line, index, '"') if char == '"' else fstring_end(line, index)
             if char == "$":  # C# interpolation: the same string as a Kite f-string
-                leaks.append(Leak(number, index + 1, '$"'))
+                leaks.append(Leak(number, index + 1, '$"', index + 3))
                 out.append("f" + line[index + 1:end])
             else:
                 out.append(line[index:end])
@@ -113,18 +126,18 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             word = word_match.group()
             else_if = ELSE_IF.match(line, index) if word == "else" else None
             if else_if:
-                leaks.append(Leak(number, index + 1, "else if"))
+                leaks.append(Leak(number, index + 1, "else if", else_if.end() + 1))
                 out.append("elif")
                 index = else_if.end()
             elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
-                leaks.append(Leak(number, index + 1, word))
+                leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
                 out.append(LEAKED_CALLS[word])
                 index += len(word)
             elif word in MODIFIERS and not _modifies(line, index, word):
                 out.append(word)
                 index += len(word)
             elif word in LEAKED_WORDS:
-                leaks.append(Leak(number, index + 1, word))
+                leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
                 out.append(LEAKED_WORDS[word])
                 index += len(word)
             else:
@@ -141,7 +154,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             continue
         for symbol, replacement in LEAKED_SYMBOLS:
             if line.startswith(symbol, index):
-                leaks.append(Leak(number, index + 1, symbol))
+                leaks.append(Leak(number, index + 1, symbol, index + len(symbol) + 1))
                 if symbol == "//":
                     out.append("#" + line[index + 2:])
                     index = len(line)
@@ -151,7 +164,7 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
                 break
         else:
             if char == "!" and not line.startswith("!=", index):
-                leaks.append(Leak(number, index + 1, "!"))
+                leaks.append(Leak(number, index + 1, "!", index + 2))
                 # `!x` is `not x`; a trailing `!` (C#'s null-forgiving `x!`) just goes.
                 follows = line[index + 1:index + 2]
                 out.append("not " if (follows.isalnum() or follows in "_(") else "")

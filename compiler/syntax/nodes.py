@@ -1,14 +1,40 @@
-"""The Kite AST: plain frozen dataclasses. Every node knows its 1-based line and column."""
+"""The Kite AST: plain frozen dataclasses. Every node knows where it is: its 1-based line and column, and where it ends
+(`end_line`, `end_column`: the column just past its last character, as in Diagnostic). `children()` is the one walk
+over it: every pass that goes through the tree goes through there, and it refuses a node class it does not know."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of a file: 1-based, the end column just past the last character (as Node and Diagnostic)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def of_name(cls, line: int, column: int, name: str) -> Span:
+        """Where a name is written: names are one line of ASCII letters, digits and _."""
+        return cls(line, column, line, column + len(name))
 
 
 @dataclass(frozen=True)
 class Node:
-    line: int
+    line: int  # where a diagnostic about the node points: its first token, or its name for a declaration
     column: int
+    # Where the node's text ends (a block's last statement for a compound one). Left out (0), it is a point.
+    end_line: int = field(default=0, kw_only=True, compare=False)
+    end_column: int = field(default=0, kw_only=True, compare=False)
+
+    def __post_init__(self):
+        if not self.end_line:
+            object.__setattr__(self, "end_line", self.line)
+            object.__setattr__(self, "end_column", self.column)
 
 
 # ---- types
@@ -37,57 +63,62 @@ class Literal(Node):
 
 @dataclass(frozen=True)
 class FString(Node):
-    parts: tuple  # str for text (escapes already applied), expression nodes for holes
+    parts: tuple[str | Expr, ...]  # str for text (Kite's escapes kept), expression nodes (or Formatted) for holes
 
 
 @dataclass(frozen=True)
 class Formatted(Node):
     """An f-string hole with a format spec: `{price:F2}`."""
 
-    value: object
+    value: Expr
     spec: str  # a .NET numeric format, applied in the invariant culture
 
 
 @dataclass(frozen=True)
 class ListLiteral(Node):
-    items: tuple
+    items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Unary(Node):
     op: str  # "-" or "not"
-    operand: object
+    operand: Expr
 
 
 @dataclass(frozen=True)
 class Binary(Node):
     op: str  # or and == != < <= > >= in + - * / %
-    left: object
-    right: object
+    left: Expr
+    right: Expr
 
 
 @dataclass(frozen=True)
 class Call(Node):
-    func: object
-    args: tuple
+    func: Expr
+    args: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class TypeCall(Node):
     type: TypeRef  # map<str, int>() and friends
-    args: tuple
+    args: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Index(Node):
-    target: object
-    index: object
+    target: Expr
+    index: Expr
 
 
 @dataclass(frozen=True)
 class Member(Node):
-    target: object
+    target: Expr
     name: str
+
+    @property
+    def name_span(self) -> tuple[int, int, int, int]:
+        """Where the member's name is written: the end of the node (`xs.Count` -> `Count`)."""
+        return self.end_line, self.end_column - len(self.name), self.end_line, self.end_column
 
 
 @dataclass(frozen=True)
@@ -99,7 +130,7 @@ class Param(Node):
 @dataclass(frozen=True)
 class Lambda(Node):
     params: tuple[Param, ...]
-    body: object
+    body: Expr
 
 
 # ---- statements
@@ -110,24 +141,24 @@ class Let(Node):
     name: str
     mutable: bool
     type: TypeRef | None
-    value: object
+    value: Expr
 
 
 @dataclass(frozen=True)
 class Assign(Node):
-    target: object  # Name, Index or Member
+    target: Expr  # Name, Index or Member
     op: str  # "=", "+=", ...
-    value: object
+    value: Expr
 
 
 @dataclass(frozen=True)
 class ExprStmt(Node):
-    expr: object
+    expr: Expr
 
 
 @dataclass(frozen=True)
 class Return(Node):
-    value: object | None
+    value: Expr | None
 
 
 @dataclass(frozen=True)
@@ -147,28 +178,28 @@ class Pass(Node):
 
 @dataclass(frozen=True)
 class Expect(Node):
-    expr: object
+    expr: Expr
     source: str  # the expression as written, for failure messages
 
 
 @dataclass(frozen=True)
 class If(Node):
-    branches: tuple  # ((condition, body), ...): if, then each elif
-    orelse: tuple | None
+    branches: tuple[tuple[Expr, tuple[Statement, ...]], ...]  # ((condition, body), ...): if, then each elif
+    orelse: tuple[Statement, ...] | None
 
 
 @dataclass(frozen=True)
 class While(Node):
-    condition: object
-    body: tuple
+    condition: Expr
+    body: tuple[Statement, ...]
 
 
 @dataclass(frozen=True)
 class For(Node):
     name: str
     name_column: int
-    iterable: object
-    body: tuple
+    iterable: Expr
+    body: tuple[Statement, ...]
 
 
 # ---- top-level items
@@ -207,76 +238,103 @@ class FnDecl(Node):
     name: str
     params: tuple[Param, ...]
     returns: TypeRef | None
-    body: tuple
+    body: tuple[Statement, ...]
 
 
 @dataclass(frozen=True)
 class TestDecl(Node):
     description: str  # without quotes, escapes applied
-    body: tuple
+    body: tuple[Statement, ...]
 
 
 @dataclass(frozen=True)
 class Module(Node):
     name: str
-    items: tuple  # Use, Let (constants), TypeDecl, EnumDecl, FnDecl, TestDecl in source order
+    items: tuple[Item, ...]  # in source order
+
+
+Expr = Union[Name, Literal, FString, Formatted, ListLiteral, Unary, Binary, Call, TypeCall, Index, Member, Lambda]
+Statement = Union[Let, Assign, ExprStmt, Return, Break, Continue, Pass, Expect, If, While, For]
+Item = Union[Use, Let, TypeDecl, EnumDecl, FnDecl, TestDecl]  # a Let at the top level is a module constant
+STATEMENTS = Statement.__args__
+
+
+def _if_children(s: If) -> tuple:
+    return (*(x for condition, body in s.branches for x in (condition, *body)), *(s.orelse or ()))
+
+
+def _optional(*nodes) -> tuple:
+    return tuple(node for node in nodes if node is not None)
+
+
+# Each node class's direct child nodes, in source order. A new node class without an entry is refused by children().
+_CHILDREN = {
+    TypeRef: lambda t: t.args,
+    Name: lambda e: (),
+    Literal: lambda e: (),
+    FString: lambda e: tuple(part for part in e.parts if not isinstance(part, str)),
+    Formatted: lambda e: (e.value,),
+    ListLiteral: lambda e: e.items,
+    Unary: lambda e: (e.operand,),
+    Binary: lambda e: (e.left, e.right),
+    Call: lambda e: (e.func, *e.args),
+    TypeCall: lambda e: (e.type, *e.args),
+    Index: lambda e: (e.target, e.index),
+    Member: lambda e: (e.target,),
+    Param: lambda p: _optional(p.type),
+    Lambda: lambda e: (*e.params, e.body),
+    Let: lambda s: _optional(s.type, s.value),
+    Assign: lambda s: (s.target, s.value),
+    ExprStmt: lambda s: (s.expr,),
+    Return: lambda s: _optional(s.value),
+    Break: lambda s: (),
+    Continue: lambda s: (),
+    Pass: lambda s: (),
+    Expect: lambda s: (s.expr,),
+    If: _if_children,
+    While: lambda s: (s.condition, *s.body),
+    For: lambda s: (s.iterable, *s.body),
+    Use: lambda i: (),
+    Field: lambda f: (f.type,),
+    TypeDecl: lambda i: i.fields,
+    EnumMember: lambda m: (),
+    EnumDecl: lambda i: i.members,
+    FnDecl: lambda i: (*i.params, *_optional(i.returns), *i.body),
+    TestDecl: lambda i: i.body,
+    Module: lambda m: m.items,
+}
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct child nodes of any node (statements, items, expressions, types), in source order."""
+    found = _CHILDREN.get(type(node))
+    if found is None:
+        raise TypeError(f"children() does not know the node {type(node).__name__}")
+    return found(node)
+
+
+def descendants(node: Node):
+    """The node and every node inside it, in source order; iterative, so any depth is fine."""
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(reversed(children(node)))
 
 
 def walk_statements(body):
     """Every statement of a block, and of the blocks nested in it, in source order."""
     for statement in body:
         yield statement
-        if isinstance(statement, If):
-            for _, inner in statement.branches:
-                yield from walk_statements(inner)
-            yield from walk_statements(statement.orelse or ())
-        elif isinstance(statement, (While, For)):
-            yield from walk_statements(statement.body)
+        yield from walk_statements([child for child in children(statement) if isinstance(child, STATEMENTS)])
 
 
-def statement_expressions(s) -> list:
-    """The expressions a statement holds itself (not those of its nested blocks): a condition, a value, a target."""
-    if isinstance(s, If):
-        return [condition for condition, _ in s.branches]
-    if isinstance(s, While):
-        return [s.condition]
-    if isinstance(s, For):
-        return [s.iterable]
-    if isinstance(s, Assign):
-        return [s.target, s.value]
-    return [getattr(s, field) for field in ("value", "expr") if getattr(s, field, None) is not None]
-
-
-def children(e) -> tuple:
-    """The direct sub-expressions of an expression: a lambda's body, an f-string's holes, ..."""
-    if isinstance(e, Binary):
-        return (e.left, e.right)
-    if isinstance(e, Unary):
-        return (e.operand,)
-    if isinstance(e, Call):
-        return (e.func, *e.args)
-    if isinstance(e, TypeCall):
-        return e.args
-    if isinstance(e, Index):
-        return (e.target, e.index)
-    if isinstance(e, Member):
-        return (e.target,)
-    if isinstance(e, ListLiteral):
-        return e.items
-    if isinstance(e, FString):
-        return tuple(part for part in e.parts if not isinstance(part, str))
-    if isinstance(e, Formatted):
-        return (e.value,)
-    if isinstance(e, Lambda):
-        return (e.body,)
-    return ()
+def statement_expressions(statement) -> tuple:
+    """The expressions a statement holds itself (not those of its nested blocks, nor its declared type): a condition,
+    a value, a target."""
+    return tuple(child for child in children(statement) if not isinstance(child, (*STATEMENTS, TypeRef)))
 
 
 def expression_nodes(e):
-    """Every node of an expression, lambda bodies and f-string holes included; iterative, so any depth is fine."""
-    pending = [e]
-    while pending:
-        e = pending.pop()
-        if isinstance(e, Node):
-            yield e
-            pending.extend(children(e))
+    """Every node of an expression, lambda bodies, parameters and f-string holes included."""
+    return descendants(e)

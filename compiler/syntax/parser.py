@@ -28,9 +28,11 @@ FORMAT_SPEC = re.compile(r"[CcDdEeFfGgNnPpXx][0-9]{0,2}|[0#][0#,.%]*")
 
 
 class KiteSyntaxError(Exception):
-    def __init__(self, line: int, column: int, message: str):
+    def __init__(self, line: int, column: int, message: str, length: int = 1):
+        """At (line, column), covering `length` characters of that line (0: a point)."""
         super().__init__(message)
         self.line, self.column, self.message = line, column, message
+        self.span = n.Span(line, column, line, column + length)
 
 
 class KiteIndenter(Indenter):
@@ -78,16 +80,32 @@ def parse_module(text: str, first_line: int = 1) -> n.Module | None:
         _move_error(error, offset)
         raise
     if offset:
-        for subtree in tree.iter_subtrees():  # iterative: scan_values recurses
-            for child in subtree.children:
-                if isinstance(child, Token):
-                    child.line += offset
+        _move_tokens(tree, offset, 0)
     try:
         return KiteTransformer(text).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, KiteSyntaxError):
             raise error.orig_exc from None
         raise
+
+
+def _move_tokens(tree, lines: int, columns: int) -> None:
+    """Move every token of a tree `lines` down and, on its first line, `columns` right: from the coordinates of the
+    text parsed to the file's (a top-level item parsed on its own, an f-string hole)."""
+    for subtree in tree.iter_subtrees():  # iterative: scan_values recurses
+        for child in subtree.children:
+            if isinstance(child, Token):
+                if child.line == 1:
+                    child.column += columns
+                if child.end_line == 1:
+                    child.end_column += columns
+                child.line += lines
+                child.end_line += lines
+
+
+def _ends(last) -> dict:
+    """Where a node ends: where its last token or its last child node ends."""
+    return {"end_line": last.end_line, "end_column": last.end_column}
 
 
 def _move_error(error: UnexpectedInput, offset: int) -> None:
@@ -97,12 +115,15 @@ def _move_error(error: UnexpectedInput, offset: int) -> None:
     error.line += offset
     if isinstance(error, UnexpectedToken):
         error.token.line += offset
+        if error.token.end_line is not None:
+            error.token.end_line += offset
 
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
+    """`body`: the literal's text inside its opening quote, which is one column before it."""
     for match in re.finditer(r"\\(.)", body):
         if match.group(1) not in allowed:
-            raise KiteSyntaxError(token.line, token.column + match.start(), f"unknown escape '\\{match.group(1)}' in a literal")
+            raise KiteSyntaxError(token.line, token.column + 1 + match.start(), f"unknown escape '\\{match.group(1)}' in a literal", 2)
 
 
 @functools.cache
@@ -116,14 +137,15 @@ def kite_keywords() -> frozenset[str]:
 def _declared(token: Token) -> Token:
     """A name being declared; a Kite keyword there would be read back as the keyword, never as the name."""
     if token.value in kite_keywords():
-        raise KiteSyntaxError(token.line, token.column, f"'{token.value}' is a Kite keyword and cannot be a name")
+        raise KiteSyntaxError(token.line, token.column, f"'{token.value}' is a Kite keyword and cannot be a name", len(token.value))
     return token
 
 
 class KiteTransformer(Transformer_NonRecursive):
     """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
 
-    Positions come from tokens and child nodes, not Lark's propagate_positions, which doubles parse time.
+    Positions, ends included, come from tokens and child nodes, not Lark's propagate_positions, which doubles parse
+    time: the closing brackets a node ends with are named terminals, so they reach the transformer.
     """
 
     def __init__(self, text: str):
@@ -145,49 +167,52 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def start(self, children):
         module_decl, *items = children
+        last = items[-1] if items else module_decl
+        ends = _ends(last) if last is not None else {}
         if module_decl is None:
-            return n.Module(1, 1, "", tuple(items))
-        return n.Module(module_decl.line, module_decl.column, module_decl.value, tuple(items))
+            return n.Module(1, 1, "", tuple(items), **ends)
+        return n.Module(module_decl.line, module_decl.column, module_decl.value, tuple(items), **ends)
 
     def module_decl(self, children):
         return _declared(children[0])
 
     def use_decl(self, children):
         path = children[0]
-        return n.Use(path.line, path.column, path.value)
+        return n.Use(path.line, path.column, path.value, **_ends(path))
 
     def dotted_name(self, children):
-        first = children[0]
-        return Token("NAME", ".".join(children), line=first.line, column=first.column)
+        first, last = children[0], children[-1]
+        return Token("NAME", ".".join(children), line=first.line, column=first.column, end_line=last.end_line, end_column=last.end_column)
 
     def const_decl(self, children):
         name, type_, value = children
         _declared(name)
-        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value), [type_, value])
+        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value, **_ends(value)), [type_, value])
 
     def type_decl(self, children):
         name, *fields = children
         _declared(name)
-        return n.TypeDecl(name.line, name.column, name.value, tuple(fields))
+        return n.TypeDecl(name.line, name.column, name.value, tuple(fields), **_ends(fields[-1]))
 
     def field(self, children):
         name, type_ = children
         _declared(name)
-        return self._node(n.Field(name.line, name.column, name.value, type_), type_)
+        return self._node(n.Field(name.line, name.column, name.value, type_, **_ends(type_)), type_)
 
     def enum_decl(self, children):
         name, *members = children
         _declared(name)
-        return n.EnumDecl(name.line, name.column, name.value, tuple(members))
+        return n.EnumDecl(name.line, name.column, name.value, tuple(members), **_ends(members[-1]))
 
     def enum_member(self, children):
         member = _declared(children[0])
-        return n.EnumMember(member.line, member.column, member.value)
+        return n.EnumMember(member.line, member.column, member.value, **_ends(member))
 
     def fn_decl(self, children):
         keyword, name, params, returns, body = children
         _declared(name)
-        return self._nested(n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body), [*(params or ()), returns, *body])
+        function = n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body, **_ends(body[-1]))
+        return self._nested(function, [*(params or ()), returns, *body])
 
     def params(self, children):
         return tuple(child for child in children if child is not None)
@@ -195,12 +220,12 @@ class KiteTransformer(Transformer_NonRecursive):
     def param(self, children):
         name, type_ = children
         _declared(name)
-        return self._nested(n.Param(name.line, name.column, name.value, type_), [type_])
+        return self._nested(n.Param(name.line, name.column, name.value, type_, **_ends(type_ or name)), [type_])
 
     def test_decl(self, children):
         description, body = children
         _check_escapes(description, STRING_ESCAPES, description.value[1:-1])
-        return self._nested(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body), body)
+        return self._nested(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body, **_ends(body[-1])), body)
 
     def block(self, children):
         return tuple(children)
@@ -210,39 +235,40 @@ class KiteTransformer(Transformer_NonRecursive):
     def let_stmt(self, children):
         mut, name, type_, value = children
         _declared(name)
-        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value), [type_, value])
+        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value, **_ends(value)), [type_, value])
 
     def assign_stmt(self, children):
         target, op, value = children
-        return self._nested(n.Assign(target.line, target.column, target, op.value, value), [target, value])
+        return self._nested(n.Assign(target.line, target.column, target, op.value, value, **_ends(value)), [target, value])
 
     def expr_stmt(self, children):
         expr = children[0]
-        return self._nested(n.ExprStmt(expr.line, expr.column, expr), children)
+        return self._nested(n.ExprStmt(expr.line, expr.column, expr, **_ends(expr)), children)
 
     def return_stmt(self, children):
         keyword, value = children
-        return self._nested(n.Return(keyword.line, keyword.column, value), [value])
+        return self._nested(n.Return(keyword.line, keyword.column, value, **_ends(value or keyword)), [value])
 
     def break_stmt(self, children):
-        return n.Break(children[0].line, children[0].column)
+        return n.Break(children[0].line, children[0].column, **_ends(children[0]))
 
     def continue_stmt(self, children):
-        return n.Continue(children[0].line, children[0].column)
+        return n.Continue(children[0].line, children[0].column, **_ends(children[0]))
 
     def pass_stmt(self, children):
-        return n.Pass(children[0].line, children[0].column)
+        return n.Pass(children[0].line, children[0].column, **_ends(children[0]))
 
     def expect_stmt(self, children):
         keyword, expr = children
-        return self._nested(n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos)), [expr])
+        expect = n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos), **_ends(expr))
+        return self._nested(expect, [expr])
 
     def if_stmt(self, children):
         keyword, condition, body, *rest = children
         orelse = rest.pop() if rest else None
         branches = ((condition, body),) + tuple(rest)
         flat = [condition, *body, *(x for c, b in rest for x in (c, *b)), *(orelse or ())]
-        return self._nested(n.If(keyword.line, keyword.column, branches, orelse), flat)
+        return self._nested(n.If(keyword.line, keyword.column, branches, orelse, **_ends(flat[-1])), flat)
 
     def elif_clause(self, children):
         condition, body = children
@@ -253,57 +279,58 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def while_stmt(self, children):
         keyword, condition, body = children
-        return self._nested(n.While(keyword.line, keyword.column, condition, body), [condition, *body])
+        return self._nested(n.While(keyword.line, keyword.column, condition, body, **_ends(body[-1])), [condition, *body])
 
     def for_stmt(self, children):
         keyword, name, iterable, body = children
         _declared(name)
-        return self._nested(n.For(keyword.line, keyword.column, name.value, name.column, iterable, body), [iterable, *body])
+        loop = n.For(keyword.line, keyword.column, name.value, name.column, iterable, body, **_ends(body[-1]))
+        return self._nested(loop, [iterable, *body])
 
     # ---- expressions
 
     def lambda_(self, children):
         keyword, params, body = children
-        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body), [*(params or ()), body])
+        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body, **_ends(body)), [*(params or ()), body])
 
     def binary(self, children):
         left, op, right = children
-        return self._node(n.Binary(left.line, left.column, op.value, left, right), left, right)
+        return self._node(n.Binary(left.line, left.column, op.value, left, right, **_ends(right)), left, right)
 
     def unary(self, children):
         op, operand = children
-        return self._node(n.Unary(op.line, op.column, op.value, operand), operand)
+        return self._node(n.Unary(op.line, op.column, op.value, operand, **_ends(operand)), operand)
 
     def call(self, children):
-        func, args = children
-        return self._nested(n.Call(func.line, func.column, func, args or ()), [func, *(args or ())])
+        func, args, closing = children
+        return self._nested(n.Call(func.line, func.column, func, args or (), **_ends(closing)), [func, *(args or ())])
 
     def type_call(self, children):
-        type_, args = children
-        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or ()), [type_, *(args or ())])
+        type_, args, closing = children
+        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or (), **_ends(closing)), [type_, *(args or ())])
 
     def index(self, children):
-        target, index = children
-        return self._node(n.Index(target.line, target.column, target, index), target, index)
+        target, index, closing = children
+        return self._node(n.Index(target.line, target.column, target, index, **_ends(closing)), target, index)
 
     def member(self, children):
         target, name = children
-        return self._node(n.Member(target.line, target.column, target, name.value), target)
+        return self._node(n.Member(target.line, target.column, target, name.value, **_ends(name)), target)
 
     def args(self, children):
         return tuple(child for child in children if child is not None)
 
     def list_lit(self, children):
-        bracket, items = children
+        bracket, items, closing = children
         items = items or ()
-        return self._nested(n.ListLiteral(bracket.line, bracket.column, items), list(items))
+        return self._nested(n.ListLiteral(bracket.line, bracket.column, items, **_ends(closing)), list(items))
 
     def name(self, children):
         token = children[0]
-        return n.Name(token.line, token.column, token.value)
+        return n.Name(token.line, token.column, token.value, **_ends(token))
 
     def _literal(self, kind: str, token: Token):
-        return n.Literal(token.line, token.column, kind, token.value)
+        return n.Literal(token.line, token.column, kind, token.value, **_ends(token))
 
     def int_lit(self, children):
         return self._literal("int", children[0])
@@ -329,23 +356,23 @@ class KiteTransformer(Transformer_NonRecursive):
         token = children[0]
         parts = split_fstring(token, self._depth)  # a hole's depth continues the enclosing expression's
         holes = [part for part in parts if not isinstance(part, str)]
-        return self._nested(n.FString(token.line, token.column, tuple(parts)), holes)
+        return self._nested(n.FString(token.line, token.column, tuple(parts), **_ends(token)), holes)
 
     # ---- types
 
     def type(self, children):
         base, question = children
-        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None)
+        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None, **_ends(question or base))
         self._depth[id(typed)] = self._depth.get(id(base), 0)
         return typed
 
     def collection_type(self, children):
-        kind, *args = children
-        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args)), *args)
+        kind, *args, closing = children
+        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args), **_ends(closing)), *args)
 
     def named_type(self, children):
         name = children[0]
-        return n.TypeRef(name.line, name.column, name.value)
+        return n.TypeRef(name.line, name.column, name.value, **_ends(name))
 
 
 # `lambda` is a Python keyword, so the grammar's rule is dispatched by name here.
@@ -393,7 +420,7 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
         char = body[index]
         if char == "\\":
             if body[index + 1:index + 2] not in FSTRING_ESCAPES:
-                raise KiteSyntaxError(token.line, token.column + 2 + index, f"unknown escape '\\{body[index + 1:index + 2]}' in a literal")
+                raise KiteSyntaxError(token.line, token.column + 2 + index, f"unknown escape '\\{body[index + 1:index + 2]}' in a literal", 2)
             text.append(body[index:index + 2])
             index += 2
         elif char == "{":
@@ -409,8 +436,9 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
             if spec is not None:
                 if not FORMAT_SPEC.fullmatch(spec):
                     column = token.column + 3 + index + len(hole) + 1
-                    raise KiteSyntaxError(token.line, column, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00")
-                expr = n.Formatted(expr.line, expr.column, expr, spec)
+                    raise KiteSyntaxError(token.line, column, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00", len(spec))
+                spec_end = token.column + 3 + index + len(hole) + 1 + len(spec)
+                expr = n.Formatted(expr.line, expr.column, expr, spec, end_line=token.line, end_column=spec_end)
             parts.append(expr)
             if depths is not None:
                 depths[id(expr)] = depth
@@ -443,36 +471,21 @@ def _split_spec(hole: str) -> tuple[str, str | None]:
 
 
 def _parse_hole(hole: str, line: int, column: int):
+    """The expression of an f-string hole that starts at (line, column) of the file, with the file's positions."""
     try:
         tree = lark_parser().parse(hole, start="expr")
+        _move_tokens(tree, line - 1, column - 1)
         transformer = KiteTransformer(hole)
         expr = transformer.transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, KiteSyntaxError):
-            inner = error.orig_exc
-            raise KiteSyntaxError(line, column + inner.column - 1, inner.message) from None
+            raise error.orig_exc from None
         raise
     except LarkError:
-        raise KiteSyntaxError(line, column, f"{_quoted(hole.strip())} in an f-string is not an expression") from None
-    return _shift(expr, line - 1, column - 1), transformer._depth.get(id(expr), 0)
+        raise KiteSyntaxError(line, column, f"{_quoted(hole.strip())} in an f-string is not an expression", len(hole)) from None
+    return expr, transformer._depth.get(id(expr), 0)
 
 
 def _quoted(text: str, limit: int = 40) -> str:
     """Source text quoted in a message, cut short: a message is one readable line, whatever the input."""
     return f"'{text}'" if len(text) <= limit else f"'{text[:limit]}...'"
-
-
-def _shift(node, lines: int, columns: int):
-    """Move a hole's nodes from the hole's own coordinates to the file's."""
-    import dataclasses
-
-    if isinstance(node, tuple):
-        return tuple(_shift(item, lines, columns) for item in node)
-    if not isinstance(node, n.Node):
-        return node
-    changes = {
-        field.name: _shift(getattr(node, field.name), lines, columns)
-        for field in dataclasses.fields(node)
-        if field.name not in ("line", "column")
-    }
-    return dataclasses.replace(node, line=node.line + lines, column=node.column + (columns if node.line == 1 else 0), **changes)
