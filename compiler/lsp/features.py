@@ -24,8 +24,9 @@ TOKEN = re.compile(r"else[ \t]+if\b|[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9.]*|&&|\|\||
 
 
 @dataclass(frozen=True)
-class Span:
-    """0-based lines, code-point columns; the end column is exclusive."""
+class EditorRange:
+    """A range as the editor counts it: 0-based lines, code-point columns, the end column exclusive (nodes.Span is
+    the file's own, 1-based)."""
 
     line: int
     column: int
@@ -33,21 +34,21 @@ class Span:
     end_column: int
 
 
-def diagnostic_span(d: Diagnostic, lines: list[str]) -> Span:
+def diagnostic_span(d: Diagnostic, lines: list[str]) -> EditorRange:
     """Where a diagnostic is in the editor: its own range when it has one, else the token at its column, else the
     line's code. Every layer's columns are the Kite file's."""
     row = min(max(d.line, 1), max(len(lines), 1)) - 1
     text = lines[row] if row < len(lines) else ""
     if d.column <= 0:
         start = len(text) - len(text.lstrip())
-        return Span(row, start, row, max(len(text.rstrip()), start))
+        return EditorRange(row, start, row, max(len(text.rstrip()), start))
     start = min(d.column - 1, len(text))
     if (d.end_line, d.end_column) > (d.line, d.column):
         end_row = min(d.end_line, max(len(lines), 1)) - 1
         end_text = lines[end_row] if end_row < len(lines) else ""
-        return Span(row, start, end_row, min(d.end_column - 1, len(end_text)))
+        return EditorRange(row, start, end_row, min(d.end_column - 1, len(end_text)))
     token = TOKEN.match(text, start)
-    return Span(row, start, row, token.end() if token else start)
+    return EditorRange(row, start, row, token.end() if token else start)
 
 
 def rule_link(code: str) -> str | None:
@@ -175,7 +176,7 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
     return None
 
 
-def definition(parsed: Parsed, line: int, column: int) -> Span | None:
+def definition(parsed: Parsed, line: int, column: int) -> EditorRange | None:
     """Where the name under the cursor is declared in this file (its name, not its keyword)."""
     word, binding = name_at(parsed, line, column)
     declared = binding or parsed.functions.get(word) or parsed.types.get(word)
@@ -184,14 +185,14 @@ def definition(parsed: Parsed, line: int, column: int) -> Span | None:
     row = declared.line - 1
     text = parsed.lines[row] if row < len(parsed.lines) else ""
     at = next((m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text) if m.start() >= declared.column - 1), declared.column - 1)
-    return Span(row, at, row, at + len(word))
+    return EditorRange(row, at, row, at + len(word))
 
 
 @dataclass(frozen=True)
 class Symbol:
     name: str
     kind: str  # function, struct, enum, constant, test, field, member
-    span: Span
+    span: EditorRange
     children: tuple["Symbol", ...] = ()
 
 
@@ -205,8 +206,8 @@ def symbols(parsed: Parsed) -> list[Symbol]:
         last = (items[index + 1].line - 2) if index + 1 < len(items) else len(parsed.lines) - 1
         while last > item.line - 1 and not parsed.lines[last].strip():
             last -= 1
-        span = Span(item.line - 1, item.column - 1, last, len(parsed.lines[last]))
-        point = lambda node, name: Span(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))  # noqa: E731
+        span = EditorRange(item.line - 1, item.column - 1, last, len(parsed.lines[last]))
+        point = lambda node, name: EditorRange(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))  # noqa: E731
         if isinstance(item, n.FnDecl):
             out.append(Symbol(item.name, "function", span))
         elif isinstance(item, n.TypeDecl):
@@ -255,7 +256,7 @@ def completions(parsed: Parsed, line: int, column: int) -> list[Completion]:
 @dataclass(frozen=True)
 class Fix:
     title: str
-    span: Span
+    span: EditorRange
     new_text: str
 
 
@@ -280,7 +281,7 @@ def quick_fix(d: Diagnostic, lines: list[str]) -> Fix | None:
     text, start = lines[row], d.column - 1
     if d.id == "KT002":  # at the name, or at its `let mut`: the last `let mut` from the line's start up to there
         found = [m for m in NEVER_CHANGED.finditer(text) if m.start() <= start]
-        return Fix("Declare it with let", Span(row, found[-1].start(), row, found[-1].end()), "let") if found else None
+        return Fix("Declare it with let", EditorRange(row, found[-1].start(), row, found[-1].end()), "let") if found else None
     if d.id != "KT004":
         return None
     for pattern, kite in HABITS:
@@ -290,9 +291,9 @@ def quick_fix(d: Diagnostic, lines: list[str]) -> Fix | None:
         end = found.end()
         if not kite:  # `;`: dropped with the blanks before it
             start = len(text[:start].rstrip()) if not text[end:].strip() else start
-            return Fix(f"Drop '{found.group()}'", Span(row, start, row, end), "")
+            return Fix(f"Drop '{found.group()}'", EditorRange(row, start, row, end), "")
         word_like = kite.isalpha()
         before = " " if word_like and start > 0 and not text[start - 1].isspace() and text[start - 1] != "(" else ""
         after = " " if word_like and end < len(text) and not text[end].isspace() else ""
-        return Fix(f"Replace '{found.group()}' with '{kite}'", Span(row, start, row, end), f"{before}{kite}{after}")
+        return Fix(f"Replace '{found.group()}' with '{kite}'", EditorRange(row, start, row, end), f"{before}{kite}{after}")
     return None

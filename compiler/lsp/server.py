@@ -199,7 +199,7 @@ def lsp_position(lines: list[str], line: int, column: int) -> types.Position:
     return types.Position(line, utf16(lines[line] if line < len(lines) else "", column))
 
 
-def lsp_range(span: features.Span, lines: list[str]) -> types.Range:
+def lsp_range(span: features.EditorRange, lines: list[str]) -> types.Range:
     return types.Range(lsp_position(lines, span.line, span.column), lsp_position(lines, span.end_line, span.end_column))
 
 
