@@ -229,6 +229,18 @@ def test_brackets_the_parser_keeps_no_node_for_are_part_of_the_match():
     assert found("$X * $Y", "return a * (b + 1)\n") == ["a * (b + 1)"]
 
 
+def test_brackets_around_a_match_are_found_over_comments_line_ends_and_strings():
+    assert found("$X * $Y", "return ((a + b)) * (c + d)\n") == ["((a + b)) * (c + d)"]
+    assert found("$X * $Y", 'print(f"{(a + b) * c}")\nreturn 0\n') == ["(a + b) * c"]
+    spread = "let x = (  # why\n    a + \")\" .len()\n) * b\nreturn x\n"
+    assert found("$X * $Y", spread) == ['(  # why\n        a + ")" .len()\n    ) * b']
+    assert found("not $X", 'print(not (a in [")", b]  # (\n))\nreturn 0\n') == ['not (a in [")", b]  # (\n    )']
+
+
+def test_a_declaration_starts_at_its_keywords():
+    assert found("let mut $X = $Y", "let  mut total = 0\nreturn total\n") == ["let  mut total = 0"]
+
+
 def test_the_command_offers_every_rung_of_the_ladder():
     from kite.cli.main import find
     from kite.search.pattern import CONTEXTS
