@@ -18,12 +18,12 @@ def _problems(problems) -> bool:
     return bool(problems)
 
 
-def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str) -> int:
-    from kite.search.find import search
+def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str, jobs: int | None) -> int:
+    from kite.search.find import default_jobs, search
     from kite.search.pattern import parse_pattern
 
     pattern = parse_pattern(pattern_text, context)
-    searched = search(pattern, paths)
+    searched = search(pattern, paths, jobs or default_jobs())
     click.echo(emitters.emitter(output_format).find(pattern, searched))
     if _problems([file.problem for file in searched if file.problem]):
         return EXIT_UNUSABLE

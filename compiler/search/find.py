@@ -7,10 +7,15 @@ that does not parse at all, or cannot be read, is that file's one-line problem; 
 Before parsing, a file is skipped when its text lacks one of the names and literals the pattern spells out (a match
 holds each of them verbatim): most files of a batch cannot match a pattern that names something, and parsing is
 most of the cost.
+
+With `jobs` > 1, files are searched in worker processes (spawned: nothing of this process is shared), and the results
+come back in file order, so the output is the same whatever the number of workers.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 from dataclasses import dataclass
 
 from kite.errors import UnusableInput
@@ -19,10 +24,14 @@ from kite.search.match import find_matches
 from kite.search.pattern import Pattern
 from kite.search.spans import Spans
 from kite.source import SourceFile, read
+from kite.spawn import process_executor
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
 
 COMPOUND = (n.Binary, n.Unary, n.Lambda)
+# Files a worker process searches per request: enough to make the round trip cheap, few enough that the workers
+# finish together.
+FILES_PER_BATCH = 50
 Span = tuple[int, int, int, int]  # line, column, end line, end column (just past the last character), 1-based
 
 
@@ -50,9 +59,24 @@ class FileSearch:
     source: SourceFile | None = None  # as read, for a rewrite
 
 
-def search(pattern: Pattern, paths: list[str]) -> list[FileSearch]:
-    """Every file named, and every *.kite below every folder named."""
-    return [search_file(pattern, str(path)) for path in dict.fromkeys(kite_files(paths))]
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def search(pattern: Pattern, paths: list[str], jobs: int = 1) -> list[FileSearch]:
+    """Every file named, and every *.kite below every folder named, in that order; with `jobs` > 1 searched by that
+    many worker processes, a batch of files at a time, and merged back in file order."""
+    files = [str(path) for path in dict.fromkeys(kite_files(paths))]
+    batches = [files[start:start + FILES_PER_BATCH] for start in range(0, len(files), FILES_PER_BATCH)]
+    if jobs <= 1 or len(batches) <= 1:
+        return search_files(pattern, files)
+    with process_executor(min(jobs, len(batches))) as executor:
+        return [searched for batch in executor.map(search_files, itertools.repeat(pattern), batches) for searched in batch]
+
+
+def search_files(pattern: Pattern, files: list[str]) -> list[FileSearch]:
+    return [search_file(pattern, path) for path in files]
 
 
 def search_file(pattern: Pattern, path: str) -> FileSearch:
