@@ -185,11 +185,11 @@ def test_a_metavariable_alone_on_a_line_of_a_block_matches_any_statement():
 
 
 def test_a_file_without_the_names_a_pattern_spells_is_not_parsed(monkeypatch):
-    import kite.search.find as find_module
+    import kite.search.cache as cache_module
 
     parsed = []
-    real = find_module.read_syntax
-    monkeypatch.setattr(find_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
+    real = cache_module.read_syntax
+    monkeypatch.setattr(cache_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
     pattern = parse_pattern("len($X)")
     assert search_source(pattern, program("print(length(a))\nreturn 0\n")) == () and parsed == []
     assert [f.text for f in search_source(pattern, program('print(f"{len(a)}")\nreturn 0\n'))] == ["len(a)"]
@@ -276,3 +276,55 @@ def test_worker_processes_print_byte_for_byte_what_one_process_prints(tmp_path, 
         assert (two.stdout_bytes, two.stderr_bytes, two.exit_code) == (one.stdout_bytes, one.stderr_bytes, one.exit_code)
         assert one.exit_code == 2 and one.stdout.count("len(items") == 5 and "a5.kite: does not parse" in one.stderr
     assert pools == [2, 2]  # --jobs 2 really searched in two workers
+
+
+# ---- --cache: parses kept across searches
+
+
+@pytest.fixture
+def counted_parses(monkeypatch):
+    """The files parsed for real (not read back from the cache), in this process."""
+    import kite.search.cache as cache_module
+
+    parsed = []
+    real_parse = cache_module.parse
+    monkeypatch.setattr(cache_module, "parse", lambda source: parsed.append(source.path) or real_parse(source))
+    return parsed
+
+
+def cached_find(pattern: str, folder, cache) -> tuple[str, int]:
+    result = run_kite(["find", pattern, ".", "--jobs", "1", "--cache", str(cache)], cwd=folder)
+    return result.stdout, result.exit_code
+
+
+def test_a_second_search_reads_the_parses_back_and_finds_the_same(tmp_path, counted_parses):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    (tmp_path / "b.kite").write_text("module B\n\nfn main()\n    print(upper(\n        other))\n")
+    cache = tmp_path / "cache"
+    first = cached_find("upper($X)", tmp_path, cache)
+    assert sorted(counted_parses) == ["a.kite", "b.kite"] and first[1] == 0
+    assert cached_find("upper($X)", tmp_path, cache) == first and len(counted_parses) == 2  # nothing parsed again
+    assert cached_find("print($X)", tmp_path, cache)[0].count("print(") == 2 and len(counted_parses) == 2
+
+
+def test_an_edited_file_is_parsed_again(tmp_path, counted_parses):
+    file, cache = tmp_path / "a.kite", tmp_path / "cache"
+    file.write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    cached_find("upper($X)", tmp_path, cache)
+    file.write_text("module A\n\nfn main()\n    let shout = upper(name)\n    print(upper(shout))\n")
+    text, _ = cached_find("upper($X)", tmp_path, cache)
+    assert counted_parses == ["a.kite", "a.kite"] and "a.kite(5,11)-(5,23): upper(shout)" in text
+
+
+def test_a_corrupted_or_foreign_entry_is_ignored_and_replaced(tmp_path, counted_parses):
+    import pickle
+
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    cache = tmp_path / "cache"
+    expected = cached_find("upper($X)", tmp_path, cache)
+    [entry] = cache.iterdir()
+    for damaged in (entry.read_bytes()[:40], b"not a pickle", pickle.dumps((entry.stem, print)), pickle.dumps(print)):
+        entry.write_bytes(damaged)
+        assert cached_find("upper($X)", tmp_path, cache) == expected
+    assert len(counted_parses) == 5
+    assert cached_find("upper($X)", tmp_path, cache) == expected and len(counted_parses) == 5  # rewritten whole
