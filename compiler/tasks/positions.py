@@ -1,5 +1,6 @@
 """Where in the source text a node and its operator are, as offsets: the mutation code's one way from AST positions to
-text. Node ranges come from kite.search.spans (node ends, with the brackets and keywords around a node); an operator is what lies between its two operands' spans."""
+text. Node ranges come from kite.search.spans (node ends, with the brackets and keywords around a node); an operator
+is what lies between its two operands' spans."""
 
 from __future__ import annotations
 
