@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 
 from kite.syntax import nodes as n
-from kite.syntax.literals import fstring_end, quoted_end
+from kite.syntax.layout import code_only
 
 DECLARATIONS = (n.Let, n.Use, n.TypeDecl, n.EnumDecl, n.FnDecl, n.Module)
 # The keywords a declaration's name follows, as the end of the text before it.
 LEADING_KEYWORDS = re.compile(r"(?:(?:let|use|type|enum|fn|module)[ \t]+(?:mut[ \t]+)?)$")
-LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
 BRACKET_DEPTH = {"(": 1, "[": 1, ")": -1, "]": -1}
 
 
@@ -52,11 +51,7 @@ class Spans:
         return (*start, *end)
 
     def text(self, span: tuple[int, int, int, int]) -> str:
-        line, column, end_line, end_column = span
-        if line == end_line:
-            return self.source_lines[line - 1][column - 1:end_column - 1]
-        middle = self.source_lines[line:end_line - 1]
-        return "\n".join([self.source_lines[line - 1][column - 1:], *middle, self.source_lines[end_line - 1][:end_column - 1]])
+        return _cut(self.source_lines, *span)
 
     # ---- what a node's own position leaves out (parsed-text coordinates)
 
@@ -71,7 +66,7 @@ class Spans:
     def _balanced(self, start: tuple[int, int], end: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
         """Out over the brackets a node's text closes but does not open, or opens but does not close."""
         depth = lowest = 0
-        for bracket in _brackets(self._between(start, end)):
+        for bracket in _brackets(_cut(self._parsed_lines, *start, *end)):
             depth += BRACKET_DEPTH[bracket]
             lowest = min(lowest, depth)
         while lowest < 0 and (before := self._bracket_before(start)) is not None:
@@ -80,49 +75,35 @@ class Spans:
             end, depth = after, depth - 1
         return start, end
 
-    def _between(self, start: tuple[int, int], end: tuple[int, int]) -> str:
-        (line, column), (end_line, end_column) = start, end
-        lines = self._parsed_lines
-        if line == end_line:
-            return lines[line - 1][column - 1:end_column - 1]
-        return "\n".join([lines[line - 1][column - 1:], *lines[line:end_line - 1], lines[end_line - 1][:end_column - 1]])
-
     def _bracket_before(self, start: tuple[int, int]) -> tuple[int, int] | None:
         """The `(` or `[` just before `start`, over spaces, and over line ends and comments (inside brackets)."""
         line, column = start
         text = self._parsed_lines[line - 1][:column - 1].rstrip(" \t")
         while not text and line > 1:
             line -= 1
-            text = _code_only(self._parsed_lines[line - 1]).rstrip(" \t")
+            text = code_only(self._parsed_lines[line - 1], keep_columns=True).rstrip(" \t")
         return (line, len(text)) if text.endswith(("(", "[")) else None
 
     def _bracket_after(self, end: tuple[int, int]) -> tuple[int, int] | None:
         """Just past the `)` or `]` right after `end`, over spaces, and over comments and line ends."""
         line, column = end
-        code = _code_only(self._parsed_lines[line - 1][column - 1:])
+        code = code_only(self._parsed_lines[line - 1][column - 1:], keep_columns=True)
         while not code.strip() and line < len(self._parsed_lines):
             line, column = line + 1, 1
-            code = _code_only(self._parsed_lines[line - 1])
+            code = code_only(self._parsed_lines[line - 1], keep_columns=True)
         after = code.lstrip(" \t")
         if not after.startswith((")", "]")):
             return None
         return line, column + len(code) - len(after) + 1
 
 
-def _code_only(text: str) -> str:
-    """`text` (starting in code) without its literals' insides and its comment: brackets there are not code."""
-    pieces, index = [], 0
-    while (found := LITERAL_OR_COMMENT.search(text, index)) is not None:
-        pieces.append(text[index:found.start()])
-        opener = found.group()
-        if opener == "#":
-            return "".join(pieces)
-        index = fstring_end(text, found.start()) if opener == 'f"' else quoted_end(text, found.start(), opener)
-        pieces.append(" " * (index - found.start()))
-    pieces.append(text[index:])
-    return "".join(pieces)
+def _cut(lines, line: int, column: int, end_line: int, end_column: int) -> str:
+    """The text of `lines` from (line, column) to just before (end_line, end_column)."""
+    if line == end_line:
+        return lines[line - 1][column - 1:end_column - 1]
+    return "\n".join([lines[line - 1][column - 1:], *lines[line:end_line - 1], lines[end_line - 1][:end_column - 1]])
 
 
 def _brackets(text: str) -> list[str]:
     """The brackets of code text in order; each line starts in code (no literal runs over a line end)."""
-    return [char for line in text.split("\n") for char in _code_only(line) if char in BRACKET_DEPTH]
+    return [char for line in text.split("\n") for char in code_only(line) if char in BRACKET_DEPTH]
