@@ -328,3 +328,10 @@ def test_a_corrupted_or_foreign_entry_is_ignored_and_replaced(tmp_path, counted_
         assert cached_find("upper($X)", tmp_path, cache) == expected
     assert len(counted_parses) == 5
     assert cached_find("upper($X)", tmp_path, cache) == expected and len(counted_parses) == 5  # rewritten whole
+
+
+def test_a_cache_folder_that_cannot_be_one_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    result = run_kite(["find", "upper($X)", "a.kite", "--cache", "taken/cache"], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "--cache taken/cache: cannot use it" in result.stderr
