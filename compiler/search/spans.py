@@ -17,7 +17,7 @@ from kite.syntax.layout import code_only
 
 DECLARATIONS = (n.Let, n.Use, n.TypeDecl, n.EnumDecl, n.FnDecl, n.Module)
 # The keywords a declaration's name follows, as the end of the text before it.
-LEADING_KEYWORDS = re.compile(r"(?:(?:let|use|type|enum|fn|module)[ \t]+(?:mut[ \t]+)?)$")
+LEADING_KEYWORDS = re.compile(r"(?<![A-Za-z0-9_])(?:(?:let|use|type|enum|fn|module)[ \t]+(?:mut[ \t]+)?)$")
 BRACKET_DEPTH = {"(": 1, "[": 1, ")": -1, "]": -1}
 
 
