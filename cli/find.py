@@ -18,12 +18,16 @@ def _problems(problems) -> bool:
     return bool(problems)
 
 
-def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str) -> int:
-    from kite.search.find import search
+def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str, jobs: int | None,
+             cache_dir: str | None) -> int:
+    from kite.search.find import default_jobs, search
     from kite.search.pattern import parse_pattern
 
     pattern = parse_pattern(pattern_text, context)
-    searched = search(pattern, paths)
+    try:
+        searched = search(pattern, paths, jobs or default_jobs(), cache_dir)
+    except OSError as error:
+        raise UnusableInput(f"--cache {cache_dir}: cannot use it as a folder ({error.strerror})") from None
     click.echo(emitters.emitter(output_format).find(pattern, searched))
     if _problems([file.problem for file in searched if file.problem]):
         return EXIT_UNUSABLE

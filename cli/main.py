@@ -284,8 +284,11 @@ context_option = click.option(
 @context_option
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
               help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
+@click.option("--jobs", type=click.IntRange(min=1, max=64), help="Worker processes searching files at once  [default: the CPU count].")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+              help="Folder of parsed files kept across searches, keyed by each file's text and the toolchain.")
 @guarded
-def find(pattern, paths, context, output_format):
+def find(pattern, paths, context, output_format, jobs, cache_dir):
     """Find code shaped like PATTERN in Kite files or folders (*.kite, recursively).
 
     PATTERN is Kite with metavariables: $X matches one node (the same code wherever $X is repeated), $$$ARGS a run of
@@ -293,7 +296,7 @@ def find(pattern, paths, context, output_format):
     unusable pattern or file (the other files are still searched)."""
     from kite.cli.find import run_find
 
-    sys.exit(run_find(pattern, list(paths), context, output_format))
+    sys.exit(run_find(pattern, list(paths), context, output_format, jobs, cache_dir))
 
 
 @main.command()

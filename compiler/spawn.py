@@ -1,4 +1,5 @@
-"""Starting the child processes kite kills with itself: the compile process and the sandboxed test processes."""
+"""Starting child processes: the compile process and the sandboxed test processes, which kite kills with itself, and
+pools of worker processes."""
 
 from __future__ import annotations
 
@@ -14,3 +15,11 @@ _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_pref
 def spawn(command: list[str], **options) -> subprocess.Popen:
     """subprocess.Popen, from the thread that outlives every child."""
     return _SPAWNER.submit(subprocess.Popen, command, **options).result()
+
+
+def process_executor(jobs: int) -> concurrent.futures.Executor:
+    """`jobs` worker processes, started with spawn, never fork: a forked child would share this process's .NET
+    runtime state, and its threads' locks."""
+    import multiprocessing
+
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))

@@ -185,11 +185,11 @@ def test_a_metavariable_alone_on_a_line_of_a_block_matches_any_statement():
 
 
 def test_a_file_without_the_names_a_pattern_spells_is_not_parsed(monkeypatch):
-    import kite.search.find as find_module
+    import kite.search.cache as cache_module
 
     parsed = []
-    real = find_module.read_syntax
-    monkeypatch.setattr(find_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
+    real = cache_module.read_syntax
+    monkeypatch.setattr(cache_module, "read_syntax", lambda source: parsed.append(source.path) or real(source))
     pattern = parse_pattern("len($X)")
     assert search_source(pattern, program("print(length(a))\nreturn 0\n")) == () and parsed == []
     assert [f.text for f in search_source(pattern, program('print(f"{len(a)}")\nreturn 0\n'))] == ["len(a)"]
@@ -229,6 +229,18 @@ def test_brackets_the_parser_keeps_no_node_for_are_part_of_the_match():
     assert found("$X * $Y", "return a * (b + 1)\n") == ["a * (b + 1)"]
 
 
+def test_brackets_around_a_match_are_found_over_comments_line_ends_and_strings():
+    assert found("$X * $Y", "return ((a + b)) * (c + d)\n") == ["((a + b)) * (c + d)"]
+    assert found("$X * $Y", 'print(f"{(a + b) * c}")\nreturn 0\n') == ["(a + b) * c"]
+    spread = "let x = (  # why\n    a + \")\" .len()\n) * b\nreturn x\n"
+    assert found("$X * $Y", spread) == ['(  # why\n        a + ")" .len()\n    ) * b']
+    assert found("not $X", 'print(not (a in [")", b]  # (\n))\nreturn 0\n') == ['not (a in [")", b]  # (\n    )']
+
+
+def test_a_declaration_starts_at_its_keywords():
+    assert found("let mut $X = $Y", "let  mut total = 0\nreturn total\n") == ["let  mut total = 0"]
+
+
 def test_the_command_offers_every_rung_of_the_ladder():
     from kite.cli.main import find
     from kite.search.pattern import CONTEXTS
@@ -245,3 +257,81 @@ def test_a_metavariable_alone_on_a_top_level_line_stands_for_items():
     assert match.bindings["M"].text == "M" and match.bindings["BEFORE"].text == "use System.Text\n\nfn helper() -> int\n    return 1"
     assert search_source(pattern, program("return 0\n")) == ()
     assert [f.bindings["P"].text for f in search_source(parse_pattern("use $P"), with_main)] == ["System.Text"]
+
+
+def test_worker_processes_print_byte_for_byte_what_one_process_prints(tmp_path, monkeypatch):
+    """Files split in batches over spawned workers come back in file order: same output, problems and exit code."""
+    import kite.search.find as find_module
+
+    for number in range(10):
+        body = f"print(len(items{number}))\n" if number % 3 else "print(upper(name))\n"
+        (tmp_path / f"a{number}.kite").write_text(f"module A{number}\n\nfn main()\n    let items{number} = [1]\n    {body}")
+    (tmp_path / "a5.kite").write_text("fn main()\n    print(len(broken))\n")  # no module: a problem amid the files
+    monkeypatch.setattr(find_module, "FILES_PER_BATCH", 3)
+    pools = []
+    real_executor = find_module.process_executor
+    monkeypatch.setattr(find_module, "process_executor", lambda jobs: pools.append(jobs) or real_executor(jobs))
+    for output_format in ("text", "json"):
+        one, two = (run_kite(["find", "len($X)", ".", "--format", output_format, "--jobs", jobs], cwd=tmp_path) for jobs in ("1", "2"))
+        assert (two.stdout_bytes, two.stderr_bytes, two.exit_code) == (one.stdout_bytes, one.stderr_bytes, one.exit_code)
+        assert one.exit_code == 2 and one.stdout.count("len(items") == 5 and "a5.kite: does not parse" in one.stderr
+    assert pools == [2, 2]  # --jobs 2 really searched in two workers
+
+
+# ---- --cache: parses kept across searches
+
+
+@pytest.fixture
+def counted_parses(monkeypatch):
+    """The files parsed for real (not read back from the cache), in this process."""
+    import kite.search.cache as cache_module
+
+    parsed = []
+    real_parse = cache_module.parse
+    monkeypatch.setattr(cache_module, "parse", lambda source: parsed.append(source.path) or real_parse(source))
+    return parsed
+
+
+def cached_find(pattern: str, folder, cache) -> tuple[str, int]:
+    result = run_kite(["find", pattern, ".", "--jobs", "1", "--cache", str(cache)], cwd=folder)
+    return result.stdout, result.exit_code
+
+
+def test_a_second_search_reads_the_parses_back_and_finds_the_same(tmp_path, counted_parses):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    (tmp_path / "b.kite").write_text("module B\n\nfn main()\n    print(upper(\n        other))\n")
+    cache = tmp_path / "cache"
+    first = cached_find("upper($X)", tmp_path, cache)
+    assert sorted(counted_parses) == ["a.kite", "b.kite"] and first[1] == 0
+    assert cached_find("upper($X)", tmp_path, cache) == first and len(counted_parses) == 2  # nothing parsed again
+    assert cached_find("print($X)", tmp_path, cache)[0].count("print(") == 2 and len(counted_parses) == 2
+
+
+def test_an_edited_file_is_parsed_again(tmp_path, counted_parses):
+    file, cache = tmp_path / "a.kite", tmp_path / "cache"
+    file.write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    cached_find("upper($X)", tmp_path, cache)
+    file.write_text("module A\n\nfn main()\n    let shout = upper(name)\n    print(upper(shout))\n")
+    text, _ = cached_find("upper($X)", tmp_path, cache)
+    assert counted_parses == ["a.kite", "a.kite"] and "a.kite(5,11)-(5,23): upper(shout)" in text
+
+
+def test_a_corrupted_or_foreign_entry_is_ignored_and_replaced(tmp_path, counted_parses):
+    import pickle
+
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    cache = tmp_path / "cache"
+    expected = cached_find("upper($X)", tmp_path, cache)
+    [entry] = cache.iterdir()
+    for damaged in (entry.read_bytes()[:40], b"not a pickle", pickle.dumps((entry.stem, print)), pickle.dumps(print)):
+        entry.write_bytes(damaged)
+        assert cached_find("upper($X)", tmp_path, cache) == expected
+    assert len(counted_parses) == 5
+    assert cached_find("upper($X)", tmp_path, cache) == expected and len(counted_parses) == 5  # rewritten whole
+
+
+def test_a_cache_folder_that_cannot_be_one_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    result = run_kite(["find", "upper($X)", "a.kite", "--cache", "taken/cache"], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "--cache taken/cache: cannot use it" in result.stderr

@@ -190,3 +190,31 @@ def test_two_threads_parse_at_once():
     for thread in threads:
         thread.join()
     assert results == [True] * 60
+
+
+
+def test_a_file_that_parses_whole_is_parsed_once_into_the_ast_item_by_item_parsing_gives(monkeypatch):
+    """The whole-file parse is only a shortcut: forced down the item-by-item path, every sample reads the same,
+    ends included (repr shows what == leaves out)."""
+    from kite.source import read
+    from kite.syntax import frontend
+    from kite.syntax.parser import KiteSyntaxError
+
+    real_parse, calls, refuse_whole_file = frontend.parse_module, [], [False]
+
+    def parse_module(text, first_line=1):
+        calls.append(first_line)
+        if refuse_whole_file[0] and len(calls) == 1:
+            raise KiteSyntaxError(1, 1, "forced down the item-by-item path")
+        return real_parse(text, first_line)
+
+    monkeypatch.setattr(frontend, "parse_module", parse_module)
+    samples = sorted((REPO / "samples").glob("*.kite"))
+    for path in samples:
+        source = read(str(path))
+        calls.clear(), refuse_whole_file.__setitem__(0, False)
+        whole = frontend.read_syntax(source)
+        assert calls == [1], path.name
+        calls.clear(), refuse_whole_file.__setitem__(0, True)
+        assert repr(frontend.read_syntax(source)) == repr(whole) and len(calls) > 1, path.name
+    assert len(samples) > 5

@@ -24,6 +24,7 @@ from kite.scoring import formats
 from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
 from kite.scoring.summary import summarize
 from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.spawn import process_executor
 from kite.testing.worker import Limits
 from kite.source import reading_errors
 
@@ -215,13 +216,6 @@ class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
     def shutdown(self, wait=True, *, cancel_futures=False):
         super().shutdown(wait, cancel_futures=cancel_futures)
         self.session.close()
-
-
-def process_executor(jobs: int) -> concurrent.futures.Executor:
-    import multiprocessing
-
-    # spawn, never fork: a forked child would share this process's .NET runtime state.
-    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
 
 
 class DaskExecutor:

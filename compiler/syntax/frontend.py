@@ -76,7 +76,12 @@ def _parse_items(
     file: str, lines: list[str], layout: layout_pass.Layout, diagnostics: list[Diagnostic], leaked: frozenset[int], replaced: set[int]
 ) -> Module | None:
     """Each top-level item parsed on its own, so a syntax error re-parses only its item, and all re-parsing
-    together stays within a budget proportional to the file: recovery costs linear time whatever the input."""
+    together stays within a budget proportional to the file: recovery costs linear time whatever the input.
+    A file that parses whole (most do) is parsed in one go: the same AST, without each item's own parse."""
+    try:
+        return parse_module("\n".join(lines))
+    except (UnexpectedInput, KiteSyntaxError):
+        pass
     budget = RECOVERY_ALLOWANCE + sum(map(len, lines))
     failures = 0
     parts: list[Module] = []

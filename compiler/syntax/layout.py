@@ -40,12 +40,12 @@ def header_keyword(stripped: str) -> str | None:
 
 
 def bracket_delta(line: str) -> int:
-    code = _code_only(line)
+    code = code_only(line)
     return code.count("(") + code.count("[") - code.count(")") - code.count("]")
 
 
-def _code_only(line: str) -> str:
-    """The line without its literals and comment."""
+def code_only(line: str, keep_columns: bool = False) -> str:
+    """The line without its literals and comment; `keep_columns`: each literal blanked, so code keeps its columns."""
     pieces, index = [], 0
     while (found := LITERAL_OR_COMMENT.search(line, index)) is not None:
         pieces.append(line[index:found.start()])
@@ -56,6 +56,8 @@ def _code_only(line: str) -> str:
             index = fstring_end(line, found.start())
         else:
             index = quoted_end(line, found.start(), opener)
+        if keep_columns:
+            pieces.append(" " * (index - found.start()))
     pieces.append(line[index:])
     return "".join(pieces)
 

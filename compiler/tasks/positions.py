@@ -1,6 +1,6 @@
 """Where in the source text a node and its operator are, as offsets: the mutation code's one way from AST positions to
-text. Node ends come from kite.search.spans (the one place that works an end out until nodes carry end_line and
-end_column); an operator is what lies between its two operands' spans."""
+text. Node ranges come from kite.search.spans (node ends, with the brackets and keywords around a node); an operator
+is what lies between its two operands' spans."""
 
 from __future__ import annotations
 

@@ -1,0 +1,90 @@
+"""`kite find --cache DIR`: each file's parse kept across searches, so searching the same answers again skips parsing.
+
+An entry is named by the hash of the file's text and of what makes its parse (kite's version, the grammar and the
+syntax package's source): an edited file, or another kite, never reads an old parse. Entries are pickles of the AST's
+frozen dataclasses, written atomically (searches running at once may share the folder) and read back by an unpickler
+that builds nothing but AST nodes and the entry itself: an entry that is corrupted, cut short, another file's, or
+names anything else is ignored, and the file parsed again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import pickle
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import kite
+from kite.atomic import write_atomically
+from kite.source import SourceFile
+from kite.syntax import nodes as n
+from kite.syntax.frontend import read_syntax
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a search needs of a file's parse."""
+
+    module: n.Module | None
+    parsed_lines: tuple[str, ...]
+    unparsed: str  # when module is None: where and why (its first KT000), else ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str  # its own name: an entry copied or renamed over another is not that file's
+    parsed: Parsed
+
+
+def parse(source: SourceFile) -> Parsed:
+    syntax = read_syntax(source)
+    if syntax.module is not None:
+        return Parsed(syntax.module, syntax.parsed_lines, "")
+    first = next((d for d in syntax.diagnostics if d.id == "KT000"), None)
+    return Parsed(None, syntax.parsed_lines, f"line {first.line}: {first.message}" if first is not None else "")
+
+
+@functools.cache
+def toolchain_fingerprint() -> bytes:
+    """Kite's version and the source of everything that makes a parse."""
+    digest = hashlib.sha256(kite.__version__.encode())
+    for folder, suffix in ((resources.files("kite.grammar"), ".lark"), (resources.files("kite.syntax"), ".py")):
+        for file in sorted(folder.iterdir(), key=lambda file: file.name):
+            if file.name.endswith(suffix):
+                digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.digest()
+
+
+class _ParseOnly(pickle.Unpickler):
+    """Builds AST nodes and entries, nothing else: no other class, no function is ever called by loading an entry."""
+
+    def find_class(self, module: str, name: str):
+        found = {"kite.syntax.nodes": vars(n), __name__: globals()}.get(module, {}).get(name)
+        if isinstance(found, type) and (issubclass(found, n.Node) or found in (Entry, Parsed)):
+            return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a parse")
+
+
+class ParseCache:
+    def __init__(self, folder: str):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def parsed(self, source: SourceFile) -> Parsed:
+        key = hashlib.sha256(toolchain_fingerprint() + source.text.encode()).hexdigest()
+        path = self.folder / f"{key}.pickle"
+        try:
+            entry = _ParseOnly(io.BytesIO(path.read_bytes())).load()
+            if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
+                return entry.parsed
+        except Exception:  # noqa: BLE001 -- a broken pickle raises almost anything; the entry is then only ignored
+            pass
+        parsed = parse(source)
+        try:
+            write_atomically(path, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass  # a full or read-only folder costs the next search its parse, nothing else
+        return parsed
