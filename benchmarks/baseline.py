@@ -13,6 +13,14 @@ PROJECT = (
 )
 
 
+def without_stdlib_alias(csharp: str) -> str:
+    """Generated C# with the stdlib reached directly: the baseline compiles the stdlib's source into the project, so
+    there is no assembly for kite's extern alias to name (CS0430 otherwise)."""
+    from kite.standard_library import CSHARP_ALIAS
+
+    return csharp.replace(f"extern alias {CSHARP_ALIAS};", "").replace(f"{CSHARP_ALIAS}::", "global::")
+
+
 def dotnet_build_seconds(files: dict[str, str], cold: bool = False) -> float:
     """Seconds for `dotnet build --no-restore` (restore done first, so only the build is timed).
 
@@ -22,7 +30,7 @@ def dotnet_build_seconds(files: dict[str, str], cold: bool = False) -> float:
         project = Path(folder)
         (project / "Bench.csproj").write_text(PROJECT)
         for name, text in files.items():
-            (project / name).write_text(text)
+            (project / name).write_text(without_stdlib_alias(text))
         subprocess.run(["dotnet", "restore", "-v", "q"], cwd=project, check=True, capture_output=True)
         if cold:
             subprocess.run(["dotnet", "build-server", "shutdown"], check=True, capture_output=True)

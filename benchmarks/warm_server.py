@@ -32,7 +32,6 @@ def main() -> None:
     from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
-    from kite.standard_library import CSHARP_ALIAS
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "orders.kite"
@@ -42,8 +41,6 @@ def main() -> None:
         cold = statistics.median(kite_check_seconds(path, "--no-server") for _ in range(2))
         with Session() as session:
             [(_, csharp)] = session.analyze(Unit(decode(str(path), path.read_bytes()))).generated.sources
-        # The stdlib's source compiled in: no assembly to reference through kite's extern alias.
-        csharp = csharp.replace(f"extern alias {CSHARP_ALIAS};", "").replace(f"{CSHARP_ALIAS}::", "global::")
         files = {"Orders.kite.cs": csharp, "KiteStd.cs": stdlib_source()}
         dotnet_build_seconds(files)  # the SDK's build servers warm
         build = statistics.median(dotnet_build_seconds(files) for _ in range(3))

@@ -342,12 +342,12 @@ def server():
     """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
 
 
-def ask_server(op: str, timeout: float) -> dict | None:
-    """The server's reply, or None when none runs."""
+def ask_server(op: str) -> dict | None:
+    """The server's reply, or None when none runs (or it hung, and was ended)."""
     from kite.warm_server import request
 
     try:
-        return request({"op": op}, timeout=timeout)
+        return request({"op": op})
     except (OSError, ValueError):
         return None
 
@@ -358,7 +358,7 @@ def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
     from kite.warm_server import socket_path
 
-    found = ask_server("status", timeout=10)
+    found = ask_server("status")
     if found is None:
         click.echo(f"no kite server running ({visible(str(socket_path()))})")
         sys.exit(EXIT_FAILED)
@@ -369,7 +369,7 @@ def status():
 @guarded
 def stop():
     """End this user's server for this kite, if it runs."""
-    found = ask_server("stop", timeout=60)
+    found = ask_server("stop")
     if found is None:
         click.echo("no kite server running")
         return

@@ -5,9 +5,12 @@ The server listens on a Unix socket in a 0700 folder under the cache directory, 
 the pinned .NET packages and kite's own code (a server of other code is never asked). It starts on first use and
 exits after an idle time; it runs the same click command, in its process, with the client's arguments, working
 folder and environment, and hands back stdout, stderr and the exit code, so the output is byte-identical either
-way. It answers only its own user (peer credentials). One request at a time: a second shell waits its turn.
+way. It answers only its own user (peer credentials). One command at a time: a second shell waits its turn.
 
-Protocol: one JSON request and one JSON reply, each a line, per connection.
+Protocol: one JSON request and one JSON reply, each a line, per connection. Until the reply, the server writes an
+empty line every HEARTBEAT_SECONDS (also while a connection waits its turn behind another shell's long command), so
+the client can tell "alive and working" from "hung": SILENCE_SECONDS without a byte and the client kills the server
+and runs the command in-process, with the same output.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ import hashlib
 import io
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from importlib import resources
 from pathlib import Path
@@ -31,6 +36,8 @@ IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", 900))
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
 WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
+HEARTBEAT_SECONDS = 1.0
+SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats missed before the server counts as hung
 
 
 def server_key() -> str:
@@ -67,17 +74,37 @@ def wanted(argv: list[str]) -> bool:
         and "--help" not in argv and "-h" not in argv
 
 
-def request(message: dict, timeout: float | None = None) -> dict:
-    """Send one request; raises OSError when no server answers."""
+class ServerHung(TimeoutError):
+    """The server took the request but fell silent (no heartbeat) for SILENCE_SECONDS."""
+
+
+def request(message: dict, silence: float = SILENCE_SECONDS) -> dict:
+    """Send one request; raises OSError when no server answers, ServerHung (after killing it) when it falls silent."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.settimeout(timeout)
+        connection.settimeout(silence)
         connection.connect(str(socket_path()))
-        connection.sendall(json.dumps(message).encode() + b"\n")
         with connection.makefile("rb") as replies:
-            line = replies.readline()
+            try:
+                connection.sendall(json.dumps(message).encode() + b"\n")
+                line = b"\n"
+                while line == b"\n":  # a heartbeat: alive and working (or waiting its turn)
+                    line = replies.readline()
+            except TimeoutError:
+                kill_peer(connection)
+                raise ServerHung("the kite server stopped answering") from None
     if not line:
         raise ConnectionError("the kite server closed the connection")
     return json.loads(line)
+
+
+def kill_peer(connection: socket.socket) -> None:
+    """End a hung server (its pid from the socket's peer credentials) and free its socket for a new one."""
+    pid, uid = peer_credentials(connection)
+    if uid == os.getuid() and pid > 0:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        socket_path().unlink(missing_ok=True)
 
 
 def start_server() -> dict:
@@ -87,7 +114,7 @@ def start_server() -> dict:
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError, ValueError):
-            return request({"op": "status"}, timeout=5)
+            return request({"op": "status"}, silence=5)
         time.sleep(0.05)
     raise ConnectionError("the kite server did not start")
 
@@ -100,6 +127,8 @@ def run_through_server(argv: list[str]) -> int | None:
         try:
             reply = request(message)
             break
+        except ServerHung:
+            return None  # killed; a new server starts on the next command, this one runs here
         except (OSError, ValueError):
             if attempt:
                 return None
@@ -116,9 +145,13 @@ def run_through_server(argv: list[str]) -> int | None:
 # ---- the server's side
 
 
-def peer_uid(connection: socket.socket) -> int:
-    _pid, uid, _gid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return uid
+def peer_credentials(connection: socket.socket) -> tuple[int, int]:
+    """The pid and uid of the process at the other end of a Unix socket."""
+    pid, uid, _gid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return pid, uid
+
+
+# ---- the server's side
 
 
 def run_command(argv: list[str], cwd: str, env: dict) -> dict:
@@ -137,36 +170,63 @@ def run_command(argv: list[str], cwd: str, env: dict) -> dict:
             "stderr": result.stderr_bytes.decode("utf-8", "surrogateescape"), "exit": result.exit_code}
 
 
+def answer(connection: socket.socket, one_command: threading.Lock, status: dict, stop: threading.Event) -> None:
+    """One connection: heartbeats until the reply (also while waiting for the command lock), then the reply."""
+    with connection:
+        if peer_credentials(connection)[1] != os.getuid():
+            return  # another user: no answer at all
+        connection.settimeout(None)
+        with connection.makefile("rb") as requests:
+            message = json.loads(requests.readline() or b"{}")
+        replied = threading.Event()
+
+        def beat() -> None:
+            while not replied.wait(HEARTBEAT_SECONDS):
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"\n")
+
+        heart = threading.Thread(target=beat, daemon=True)
+        heart.start()
+        if message.get("op") == "run":
+            with one_command:  # the command changes the process's folder and environment
+                reply = run_command(message["argv"], message["cwd"], message["env"])
+                status["served"] += 1
+        else:
+            reply = dict(status)
+        replied.set()
+        heart.join()
+        with contextlib.suppress(OSError):
+            connection.sendall(json.dumps(reply).encode() + b"\n")
+        if message.get("op") == "stop":
+            stop.set()
+
+
 def serve() -> None:
     path = socket_path()
     path.unlink(missing_ok=True)
+    one_command, stop = threading.Lock(), threading.Event()
+    status = {"pid": os.getpid(), "socket": str(path), "key": server_key(), "since": time.time(),
+              "idle_exit": IDLE_SECONDS, "served": 0}
+    connections: list[threading.Thread] = []
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         listener.bind(str(path))
         path.chmod(0o600)
         listener.listen(16)
-        listener.settimeout(IDLE_SECONDS)
-        started, served = time.time(), 0
-        while True:
+        listener.settimeout(min(IDLE_SECONDS, 0.2))
+        last_active = time.monotonic()
+        while not stop.is_set():
+            connections = [thread for thread in connections if thread.is_alive()]
+            if connections:
+                last_active = time.monotonic()
+            elif time.monotonic() - last_active >= IDLE_SECONDS:
+                break  # idle: gone until the next command starts it again
             try:
                 connection, _ = listener.accept()
             except socket.timeout:
-                break  # idle: gone until the next command starts it again
-            with connection:
-                if peer_uid(connection) != os.getuid():
-                    continue  # another user: no answer at all
-                connection.settimeout(None)
-                with connection.makefile("rb") as requests:
-                    message = json.loads(requests.readline() or b"{}")
-                if message.get("op") == "run":
-                    reply = run_command(message["argv"], message["cwd"], message["env"])
-                    served += 1
-                else:
-                    reply = {"pid": os.getpid(), "socket": str(path), "key": server_key(), "since": started,
-                             "idle_exit": IDLE_SECONDS, "served": served}
-                with contextlib.suppress(OSError):
-                    connection.sendall(json.dumps(reply).encode() + b"\n")
-                if message.get("op") == "stop":
-                    break
+                continue
+            thread = threading.Thread(target=answer, args=(connection, one_command, status, stop), daemon=True)
+            thread.start()
+            connections.append(thread)
     path.unlink(missing_ok=True)
 
 

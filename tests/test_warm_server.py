@@ -160,3 +160,26 @@ def test_two_shells_at_once_are_both_served(warm_server):
     here = run_kite(args, REPO)
     assert outputs == [(here.stdout_bytes, here.stderr_bytes, here.exit_code)] * 2
     assert served_count() == served + 2
+
+
+HUNG_SERVER = """import socket, sys, time
+listener = socket.socket(socket.AF_UNIX); listener.bind(sys.argv[1]); listener.listen(4)
+print("listening", flush=True)
+held = [listener.accept()[0] for _ in range(4)]  # accepts, never replies
+time.sleep(600)"""
+
+
+def test_a_hung_server_is_killed_and_the_command_runs_in_process(own_cache):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache), "KITE_SERVER_SILENCE": "2"}
+    folder = Path(subprocess.run([sys.executable, "-c", "from kite.warm_server import server_folder; print(server_folder())"],
+                                 env=env, check=True, capture_output=True, text=True, timeout=60).stdout.strip())
+    hung = subprocess.Popen([sys.executable, "-c", HUNG_SERVER, str(folder / "socket")], stdout=subprocess.PIPE)
+    try:
+        assert hung.stdout.readline() == b"listening\n"
+        args = ["check", "--layer", "kite", "tests/article/mistakes.kite"]
+        through = kite(args, env=env)
+        here = run_kite(args, REPO)
+        assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+        assert hung.wait(timeout=60) == -signal.SIGKILL  # the hung server was ended, not left holding the socket
+    finally:
+        hung.kill()
