@@ -251,7 +251,9 @@ def test_syntax_errors_at_the_end_of_a_long_file_re_parse_only_their_items(monke
     broken = "".join(f"fn bad_{k}()\n    let x = 1 +\n\n" for k in range(21))
     text = "module Big\n\n" + items + broken
     work, lines = parsed_characters(monkeypatch, text)
-    assert work < 1.1 * len(text)
+    # One try of the whole file (most files parse whole: one parse instead of one per item), then each item once:
+    # linear, never the 20 re-parses of the file this test was written against.
+    assert work < 2.2 * len(text)
     assert len(lines) == 21 and lines[-1] == "big.kite(1): error KT000: more than 20 syntax errors: stopped"
 
 
