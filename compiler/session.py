@@ -10,6 +10,7 @@ unit could get further.
 from __future__ import annotations
 
 import functools
+import hashlib
 import shutil
 import tempfile
 import threading
@@ -131,8 +132,9 @@ class Session:
 
     def _open_pool(self) -> ProcessPool:
         from kite.dotnet.own_images import own_image
+        from kite.dotnet.packages import restore
         from kite.dotnet.runtime import write_runtime_config
-        from kite.dotnet.stdlib import stdlib_text_of
+        from kite.dotnet.stdlib import does_not_compile, stdlib_text_of
 
         sandbox = self.sandbox  # refuses before any work when it cannot hold
         self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
@@ -143,12 +145,13 @@ class Session:
             # In the compile process, which is warm already: this process never has to start .NET for `kite test`.
             image, found = self.compiler.emit("KiteTestHost", [(HOST_SOURCE, host_source)], True, OWN_CODE_SECONDS)
             if image is None:
-                raise ToolchainError(f"Kite's {HOST_SOURCE} does not compile: {found[0].render() if found else 'no diagnostics'}")
+                raise does_not_compile(HOST_SOURCE, found)
             return image
 
         stdlib_image = self.compiler.stdlib_image()
         # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
-        (host_dir / "KiteTestHost.dll").write_bytes(own_image("KiteTestHost", [host_source, stdlib_image.hex()], compile_host))
+        stdlib_digest = hashlib.sha256(stdlib_image).hexdigest()
+        (host_dir / "KiteTestHost.dll").write_bytes(own_image(restore(), "KiteTestHost", [host_source, stdlib_digest], compile_host))
         write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
         (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
         for written in host_dir.iterdir():

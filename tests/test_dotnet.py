@@ -149,22 +149,21 @@ def test_the_runtime_config_is_never_seen_half_written(tmp_path):
     assert config.stat().st_mode & 0o044 == 0o044  # the sandboxed host reads it under another uid
 
 
-def test_own_images_are_compiled_once_per_source_and_kept_on_disk(tmp_path, monkeypatch):
+def test_own_images_are_compiled_once_per_source_and_kept_on_disk(tmp_path):
     from kite.dotnet import own_images
 
     import dataclasses
 
     elsewhere = dataclasses.replace(packages.restore(), cache_dir=tmp_path)
-    monkeypatch.setattr(own_images, "restore", lambda: elsewhere)
     compiled = []
 
     def compile_image(text):
         compiled.append(text)
         return f"image of {text}".encode()
 
-    assert own_images.own_image("KiteStd", ["a"], lambda: compile_image("a")) == b"image of a"
-    assert own_images.own_image("KiteStd", ["a"], lambda: compile_image("a")) == b"image of a"  # from the disk
-    assert own_images.own_image("KiteStd", ["b"], lambda: compile_image("b")) == b"image of b"  # another source
+    assert own_images.own_image(elsewhere, "KiteStd", ["a"], lambda: compile_image("a")) == b"image of a"
+    assert own_images.own_image(elsewhere, "KiteStd", ["a"], lambda: compile_image("a")) == b"image of a"  # from the disk
+    assert own_images.own_image(elsewhere, "KiteStd", ["b"], lambda: compile_image("b")) == b"image of b"  # another source
     assert compiled == ["a", "b"]
     assert sorted(path.name.split("-")[0] for path in (tmp_path / "own-images").iterdir()) == ["KiteStd", "KiteStd"]
 
@@ -175,8 +174,8 @@ def test_a_cold_process_loads_kites_own_assemblies_from_the_disk():
         "from kite.dotnet import own_images, roslyn, stdlib\n"
         "compiled = []\n"
         "real = own_images.own_image\n"
-        "def spy(name, sources, compile_image):\n"
-        "    return real(name, sources, lambda: compiled.append(name) or compile_image())\n"
+        "def spy(packages, name, sources, compile_image):\n"
+        "    return real(packages, name, sources, lambda: compiled.append(name) or compile_image())\n"
         "roslyn.own_image = stdlib.own_image = spy\n"
         "stdlib.compile_stdlib(roslyn.RoslynService())\n"
         "print(sorted(compiled))\n"

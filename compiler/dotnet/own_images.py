@@ -11,13 +11,13 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from kite.atomic import write_atomically
-from kite.dotnet.packages import restore
+from kite.dotnet.packages import DotnetPackages
 
 
-def own_image(name: str, sources: Iterable[str], compile_image: Callable[[], bytes]) -> bytes:
+def own_image(packages: DotnetPackages, name: str, sources: Iterable[str], compile_image: Callable[[], bytes]) -> bytes:
     """The image compiled from `sources`, from the disk when an earlier process compiled it, else compiled now."""
     digest = hashlib.sha256("\0".join(sources).encode("utf-8")).hexdigest()[:32]
-    folder = restore().cache_dir / "own-images"
+    folder = packages.cache_dir / "own-images"
     path = folder / f"{name}-{digest}.dll"
     try:
         return path.read_bytes()

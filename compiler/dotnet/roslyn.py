@@ -244,7 +244,7 @@ def _kite_analyzers(runtime: DotnetRuntime):
             raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
         return image
 
-    assembly = Assembly.Load(Array[Byte](own_image("KiteAnalyzers", [text for _, text in sources], compile_image)))
+    assembly = Assembly.Load(Array[Byte](own_image(runtime.packages, "KiteAnalyzers", [text for _, text in sources], compile_image)))
     allowlist = Allowlist.load()
     tables = (allowlist.types, allowlist.members, allowlist.refused, allowlist.never)
     arguments = Array[Object]([Array[String](sorted(table)) for table in tables])

@@ -43,13 +43,18 @@ def compile_own_source(service: RoslynService, assembly_name: str, name: str, te
     """An assembly of kite's own C# (the stdlib, the test host). Failing to compile is kite's bug: a clear error."""
     emitted = service.emit(assembly_name, [(name, text)], executable=executable)
     if emitted.image is None:
-        first = emitted.diagnostics[0].render() if emitted.diagnostics else "no diagnostics"
-        raise ToolchainError(f"Kite's {name} does not compile: {first}")
+        raise does_not_compile(name, emitted.diagnostics)
     return emitted.image
+
+
+def does_not_compile(name: str, diagnostics) -> ToolchainError:
+    """Kite's own C# failing to compile is kite's bug, reported as a clear error with its first diagnostic."""
+    first = diagnostics[0].render() if diagnostics else "no diagnostics"
+    return ToolchainError(f"Kite's {name} does not compile: {first}")
 
 
 @functools.cache
 def compile_stdlib(service: RoslynService) -> StdlibAssembly:
     source = stdlib_source()
-    image = own_image(ASSEMBLY_NAME, [source], lambda: compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, source))
+    image = own_image(service.runtime.packages, ASSEMBLY_NAME, [source], lambda: compile_own_source(service, ASSEMBLY_NAME, STDLIB_FILE, source))
     return StdlibAssembly(image, service.reference_from_image(image, (standard_library.CSHARP_ALIAS,)))
