@@ -93,3 +93,28 @@ def test_output_is_capped_and_the_report_says_so():
     result, _ = kite_test("floods_output.kite", "--format", "json")
     [test] = json.loads(result.output)["answers"][0]["tests"]
     assert (test["status"], test["truncated"], len(test["output"])) == ("pass", True, Limits().output_chars)
+
+
+def test_hostile_answers_in_flight_beside_correct_ones_never_change_their_verdicts(tmp_path):
+    # kite score judges two answers at once on one session: a spinning or crashing answer must not reach the
+    # correct one beside it, and every verdict lands on its own line, in run order.
+    import json
+
+    task = tmp_path / "tasks" / "add"
+    task.mkdir(parents=True)
+    (task / "adder.test.kite").write_text('module Adder\n\ntest "adds"\n    expect add(1, 2) == 3\n\ntest "adds negatives"\n    expect add(-1, -2) == -3\n')
+    header = "module Adder\n\nfn add(a: int, b: int) -> int\n"
+    good = header + "    return a + b\n"
+    spins = header + "    while true\n        pass\n    return a + b\n"
+    recurses = header + "    return add(a, b)\n"
+    answers = [spins, good, recurses, good, spins, good]
+    with open(tmp_path / "run.jsonl", "w") as run:
+        for index, code in enumerate(answers):
+            run.write(json.dumps({"id": index, "task_id": "add", "text": f"```kite\n{code}```\n"}) + "\n")
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--id-field", "id", "--tasks", str(tmp_path / "tasks"),
+                       "--timeout", "1", "--budget", "2"], cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in results] == list(range(len(answers)))
+    assert [r["passes"] for r in results] == [False, True, False, True, False, True]
+    assert {t["status"] for r in results[0::2] for t in r["tests"]} <= {"timeout", "crash"}
