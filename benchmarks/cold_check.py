@@ -58,8 +58,8 @@ print(json.dumps(spent))
 """
 
 
-def phases() -> list:
-    done = subprocess.run([sys.executable, "-c", PHASES, str(PROGRAM)], capture_output=True, text=True)
+def phases(env: dict | None = None) -> list:
+    done = subprocess.run([sys.executable, "-c", PHASES, str(PROGRAM)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         sys.exit(f"the timed phases failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])

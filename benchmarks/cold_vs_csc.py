@@ -1,8 +1,10 @@
 """A first, cold `kite check --no-server` against the SDK's own `csc` on the same generated C#, with the same
 reference assemblies, .NET analyzers, nullable context, warning level and CA rule severities, in CPU seconds
 (children's rusage). Target (issue 14): <= 1.5x. KT007/KT012 are not given to csc: they are compiled in kite's
-process from its own source, so csc runs without them (kite does a little more work). Then where kite's cold time goes, phase by phase (benchmarks/cold_check.py's
-phases, kite's own assemblies read from the disk cache as on every cold start after the first).
+process from its own source, so csc runs without them (kite does a little more work). kite runs twice: as shipped, loading the ReadyToRun images of Roslyn and the analyzers
+that its first use made, and with KITE_READY_TO_RUN=0, loading the restored IL DLLs (JIT-compiled as they run). Then
+where kite's cold time goes, phase by phase, both ways (benchmarks/cold_check.py's phases, kite's own assemblies read
+from the disk cache as on every cold start after the first).
 
     .venv/bin/python benchmarks/cold_vs_csc.py
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 from check import PROGRAM
 from cold_check import phases
 
-ROUNDS = 3
+ROUNDS = 5
 
 
 def child_cpu_seconds(command: list[str], **options) -> tuple[float, subprocess.CompletedProcess]:
@@ -63,11 +65,13 @@ def csc_command(folder: Path, sources: list[str]) -> list[str]:
 
 
 def main() -> None:
+    from kite.dotnet.packages import READY_TO_RUN_SWITCH
     from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
 
     env = {**os.environ, "KITE_NO_SERVER": "1"}
+    il_env = {**env, READY_TO_RUN_SWITCH: "0"}
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         program = folder / "orders.kite"
@@ -80,23 +84,28 @@ def main() -> None:
             (folder / Path(file_name).name).write_text(text)
             sources.append(str(folder / Path(file_name).name))
         (folder / ".globalconfig").write_text(global_config())
-        kite_cpu, csc_cpu = [], []
+        kite_cpu, il_cpu, csc_cpu = [], [], []
         for _ in range(ROUNDS):
-            seconds, done = child_cpu_seconds([sys.executable, "-m", "kite.cli.main", "check", "--no-server", str(program)], env=env)
-            kite_cpu.append(seconds)
+            for cpu, environment in ((kite_cpu, env), (il_cpu, il_env)):
+                seconds, done = child_cpu_seconds([sys.executable, "-m", "kite.cli.main", "check", "--no-server", str(program)],
+                                                  env=environment)
+                cpu.append(seconds)
             seconds, done = child_cpu_seconds(csc_command(folder, sources), cwd=folder)
             if done.returncode != 0:
                 sys.exit(f"csc failed:\n{done.stdout}{done.stderr}")
             csc_cpu.append(seconds)
-    kite, csc = statistics.median(kite_cpu), statistics.median(csc_cpu)
+    kite, il, csc = statistics.median(kite_cpu), statistics.median(il_cpu), statistics.median(csc_cpu)
     print(f"{PROGRAM.count(chr(10))}-line program, cold, CPU seconds (median of {ROUNDS}); load {os.getloadavg()}")
-    print(f"  kite check --no-server:             {kite:6.2f}")
-    print(f"  csc (same C#, refs, CA analyzers):  {csc:6.2f}   warnings: {done.stdout.count('warning')}")
-    print(f"  kite / csc:                         {kite / csc:6.2f}x   (target <= 1.5x)")
-    print("where a cold kite check's CPU goes (one fresh process, samples/inventory.kite):")
-    for phase, cpu, _wall in phases():
-        print(f"  {phase:52} {cpu:6.2f}")
-
+    print(f"  kite check --no-server (ReadyToRun Roslyn):  {kite:6.2f}")
+    print(f"  the same, KITE_READY_TO_RUN=0 (IL Roslyn):   {il:6.2f}")
+    print(f"  csc (same C#, refs, CA analyzers):           {csc:6.2f}   warnings: {done.stdout.count('warning')}")
+    print(f"  kite / csc:                                  {kite / csc:6.2f}x   (target <= 1.5x; {il / csc:.2f}x with IL Roslyn)")
+    print("where a cold kite check's CPU goes (one fresh process, samples/inventory.kite), CPU seconds:")
+    print(f"  {'phase':52} {'ReadyToRun':>10} {'IL':>6}")
+    ready, jitted = phases(env), phases(il_env)
+    for (phase, cpu, _wall), (_, il_phase_cpu, _) in zip(ready, jitted):
+        print(f"  {phase:52} {cpu:10.2f} {il_phase_cpu:6.2f}")
+    print(f"  {'sum':52} {sum(row[1] for row in ready):10.2f} {sum(row[1] for row in jitted):6.2f}")
 
 if __name__ == "__main__":
     main()

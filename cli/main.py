@@ -36,6 +36,7 @@ def version_lines() -> list[str]:
         f"Roslyn (Microsoft.CodeAnalysis.CSharp) {versions['Microsoft.CodeAnalysis.CSharp']} ({runtime.packages.compiler_dlls[-1]})",
         f"Analyzers (Microsoft.CodeAnalysis.NetAnalyzers) {versions['Microsoft.CodeAnalysis.NetAnalyzers']} ({runtime.packages.analyzer_dlls[0]})",
         f"Reference assemblies (Microsoft.NETCore.App.Ref) {versions['Microsoft.NETCore.App.Ref']}",
+        f"ReadyToRun images of Roslyn and the analyzers: {runtime.packages.ready_to_run}",
     ]
     return lines
 

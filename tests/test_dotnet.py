@@ -98,6 +98,7 @@ def test_kite_version_names_roslyn_and_the_analyzers():
     assert "Roslyn (Microsoft.CodeAnalysis.CSharp) 5.12.0" in result.output
     assert "Analyzers (Microsoft.CodeAnalysis.NetAnalyzers) 11.0.100" in result.output
     assert ".NET runtime 10." in result.output
+    assert "ReadyToRun images of Roslyn and the analyzers: made by Microsoft.NETCore.App.Crossgen2." in result.output
 
 
 def test_no_dotnet_on_path_is_one_line_and_exit_2(tmp_path):
@@ -109,7 +110,7 @@ def test_no_dotnet_on_path_is_one_line_and_exit_2(tmp_path):
 
 def test_a_failed_restore_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path))
-    broken = {"KiteToolchain.csproj": b"<Project>not a project", "packages.lock.json": b"{}"}
+    broken = {"KiteToolchain.csproj": b"<Project>not a project", "packages.lock.json": b"{}", "KiteReadyToRun.csproj": b""}
     monkeypatch.setattr(packages, "_project_bytes", lambda: broken)
     with pytest.raises(ToolchainError, match=r"`dotnet restore` of Kite's .NET packages failed"):
         packages.restore()

@@ -8,15 +8,18 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
 from importlib import resources
 from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
 
-PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json")
+PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
+READY_TO_RUN_SWITCH = "KITE_READY_TO_RUN"  # "0": load the restored IL DLLs, not their ReadyToRun copies
 ANALYZER_PACKAGE = "Microsoft.CodeAnalysis.NetAnalyzers"
 
 
@@ -25,10 +28,13 @@ class DotnetPackages:
     """Where the restored parts live; plain paths and versions, no .NET objects."""
 
     cache_dir: Path
-    compiler_dlls: tuple[str, ...]  # Microsoft.CodeAnalysis(.CSharp), load order
-    analyzer_dlls: tuple[str, ...]  # C# NetAnalyzers
+    compiler_dlls: tuple[str, ...]  # Microsoft.CodeAnalysis(.CSharp) as restored, load order
+    analyzer_dlls: tuple[str, ...]  # C# NetAnalyzers as restored
     reference_dlls: tuple[str, ...]  # the reference pack programs compile against
     versions: dict  # package name -> exact version
+    compiler_images: tuple[str, ...]  # what is loaded: the ReadyToRun copies of compiler_dlls, or compiler_dlls
+    analyzer_images: tuple[str, ...]  # likewise for analyzer_dlls
+    ready_to_run: str  # how the images were made, or why they are the IL DLLs themselves
 
 
 def cache_root() -> Path:
@@ -61,6 +67,9 @@ def restore() -> DotnetPackages:
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not layout_file.exists():
+                if sys.stderr.isatty():  # progress for a person; scripts and editors read stderr too
+                    print("kite: restoring the pinned .NET packages and precompiling Roslyn for this machine (once, about a minute)",
+                          file=sys.stderr)
                 _restore_into(folder, project, layout_file)
     return _read_layout(folder, layout_file)
 
@@ -68,17 +77,44 @@ def restore() -> DotnetPackages:
 def _restore_into(folder: Path, project: dict[str, bytes], layout_file: Path) -> None:
     for name, data in project.items():
         (folder / name).write_bytes(data)
-    command = [dotnet_executable(), "restore", str(folder / PROJECT_FILES[0]), "--locked-mode", "--nologo", "-v", "q"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=RESTORE_TIMEOUT_SECONDS)
-    except subprocess.TimeoutExpired:
-        raise ToolchainError(f"`dotnet restore` of Kite's .NET packages took over {RESTORE_TIMEOUT_SECONDS} s") from None
+    done = _run_dotnet(["restore", str(folder / PROJECT_FILES[0]), "--locked-mode"], "`dotnet restore` of Kite's .NET packages")
     if done.returncode != 0:
-        lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if "error" in line.lower()]
-        reason = lines[0] if lines else f"exit code {done.returncode}"
-        raise ToolchainError(f"`dotnet restore` of Kite's .NET packages failed ({reason}); is NuGet reachable?")
+        raise ToolchainError(f"`dotnet restore` of Kite's .NET packages failed ({_first_error(done)}); is NuGet reachable?")
     layout = _layout_from_assets(json.loads((folder / "obj" / "project.assets.json").read_text()))
+    layout["images"], layout["ready_to_run"] = _ready_to_run(folder, project, layout)
     write_atomically(layout_file, json.dumps(layout, indent=1, sort_keys=True).encode())  # a half-written layout never counts as restored
+
+
+def _ready_to_run(folder: Path, project: dict[str, bytes], layout: dict) -> tuple[dict | None, str]:
+    """ReadyToRun copies of the compiler and analyzer DLLs, and how they were made. Only speed depends on them, so
+    a machine where crossgen2 cannot run (no pack for its runtime, NuGet unreachable) loads the IL DLLs instead."""
+    work = folder / "ready-to-run"
+    work.mkdir(exist_ok=True)
+    (work / PROJECT_FILES[2]).write_bytes(project[PROJECT_FILES[2]])
+    inputs = "".join(f"<Reference Include={quoteattr(path)} />" for path in layout["compiler"] + layout["analyzers"])
+    (work / "inputs.props").write_text(f"<Project><ItemGroup>{inputs}</ItemGroup></Project>\n")
+    done = _run_dotnet(["publish", str(work / PROJECT_FILES[2]), "-c", "Release", "-o", str(work / "images")],
+                       "`dotnet publish` of Kite's ReadyToRun images")
+    if done.returncode != 0:
+        return None, f"none: `dotnet publish` with crossgen2 failed ({_first_error(done)})"
+    images = {key: [str(work / "images" / Path(path).name) for path in layout[key]] for key in ("compiler", "analyzers")}
+    downloads = json.loads((work / "obj" / "project.assets.json").read_text())["project"]["frameworks"]["net10.0"]
+    crossgen = [d for d in downloads.get("downloadDependencies", []) if d["name"].startswith("Microsoft.NETCore.App.Crossgen2.")]
+    made_by = " ".join((crossgen[0]["name"], crossgen[0]["version"].strip("[]").split(",")[0])) if crossgen else "crossgen2"
+    return images, f"made by {made_by} in {work / 'images'}"
+
+
+def _run_dotnet(arguments: list[str], what: str) -> subprocess.CompletedProcess:
+    command = [dotnet_executable(), *arguments, "--nologo", "-v", "q"]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=RESTORE_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise ToolchainError(f"{what} took over {RESTORE_TIMEOUT_SECONDS} s") from None
+
+
+def _first_error(done: subprocess.CompletedProcess) -> str:
+    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if "error" in line.lower()]
+    return lines[0] if lines else f"exit code {done.returncode}"
 
 
 def _layout_from_assets(assets: dict) -> dict:
@@ -107,7 +143,12 @@ def _layout_from_assets(assets: dict) -> dict:
 
 def _read_layout(folder: Path, layout_file: Path) -> DotnetPackages:
     layout = json.loads(layout_file.read_text())
-    missing = [path for key in ("compiler", "analyzers", "references") for path in layout[key] if not Path(path).exists()]
+    images, ready_to_run = layout["images"], layout["ready_to_run"]
+    if os.environ.get(READY_TO_RUN_SWITCH) == "0":
+        images, ready_to_run = None, f"none: {READY_TO_RUN_SWITCH}=0"
+    images = images or {"compiler": layout["compiler"], "analyzers": layout["analyzers"]}
+    needed = [*layout["compiler"], *layout["analyzers"], *layout["references"], *images["compiler"], *images["analyzers"]]
+    missing = [path for path in needed if not Path(path).exists()]
     if missing or not layout["references"]:
         layout_file.unlink(missing_ok=True)
         raise ToolchainError(f"Kite's restored .NET packages are incomplete ({missing[0] if missing else 'no reference assemblies'}); run the command again to restore them")
@@ -117,4 +158,7 @@ def _read_layout(folder: Path, layout_file: Path) -> DotnetPackages:
         analyzer_dlls=tuple(layout["analyzers"]),
         reference_dlls=tuple(layout["references"]),
         versions=layout["versions"],
+        compiler_images=tuple(images["compiler"]),
+        analyzer_images=tuple(images["analyzers"]),
+        ready_to_run=ready_to_run,
     )

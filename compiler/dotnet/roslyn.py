@@ -211,7 +211,7 @@ def _analyzers(runtime: DotnetRuntime):
     loader = AssemblyLoader()
     failures = []
     analyzers = List[DiagnosticAnalyzer]()
-    for path in runtime.packages.analyzer_dlls:
+    for path in runtime.packages.analyzer_images:
         reference = AnalyzerFileReference(path, loader)
         reference.AnalyzerLoadFailed += lambda _sender, event, path=path: failures.append(f"{path}: {event.Message}")
         analyzers.AddRange(reference.GetAnalyzers(LanguageNames.CSharp))

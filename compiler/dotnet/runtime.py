@@ -55,7 +55,7 @@ def boot() -> DotnetRuntime:
     import System
     from System.Reflection import Assembly
 
-    for path in packages.compiler_dlls:
+    for path in packages.compiler_images:
         Assembly.LoadFrom(path)
     import clr
 
