@@ -23,7 +23,7 @@ ROUNDS = 5
 def kite_check_seconds(path: Path, *options: str) -> float:
     env = {name: value for name, value in os.environ.items() if name != "KITE_NO_SERVER"}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kite.cli.main", "check", *options, str(path)], check=True, capture_output=True, env=env)
+    subprocess.run([sys.executable, "-m", "kite.cli", "check", *options, str(path)], check=True, capture_output=True, env=env)
     return time.perf_counter() - start
 
 

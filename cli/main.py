@@ -377,21 +377,6 @@ def stop():
     click.echo(f"kite server stopped (pid {found['pid']})")
 
 
-def entry():
-    """The `kite` executable: check, test and build through the warm server when it can be reached or started."""
-    from kite.warm_server import run_through_server, wanted
-
-    if wanted(sys.argv[1:]):
-        try:
-            code = run_through_server(sys.argv[1:])
-        except KeyboardInterrupt:
-            click.echo("kite: interrupted", err=True)
-            sys.exit(130)
-        if code is not None:
-            sys.exit(code)
-    main()
-
-
 @contextlib.contextmanager
 def progress_bar():
     """Rate and time left on stderr when it is a terminal; nothing otherwise."""
@@ -416,4 +401,6 @@ main.add_command(report)
 main.add_command(tasks)
 
 if __name__ == "__main__":
+    from kite.cli.entry import entry
+
     entry()

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import FIXTURES, REPO, run_kite
 
-KITE = [sys.executable, "-m", "kite.cli.main"]
+KITE = [sys.executable, "-m", "kite.cli"]
 
 
 def own_cache_folder() -> Path:
@@ -87,6 +87,25 @@ def test_output_is_byte_identical_through_the_server(warm_server, args):
     here = run_kite(args, REPO)
     assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
     assert served_count() == served > 0  # the server ran it (and the in-process run did not go there)
+
+
+CLIENT = """
+import sys
+sys.argv = ["kite", "check", "samples/hello.kite"]
+from kite.cli.entry import entry
+try:
+    entry()
+except SystemExit as done:
+    print(done.code, sorted({"click", "kite.session", "kite.cli.main"} & set(sys.modules)))
+"""
+
+
+def test_a_command_the_server_runs_loads_none_of_the_cli_in_the_client(warm_server):
+    kite(["check", "samples/hello.kite"])  # the server is up
+    served = served_count()
+    done = subprocess.run([sys.executable, "-c", CLIENT], cwd=REPO, env=THROUGH_SERVER, capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+    assert served_count() == served + 1
 
 
 def test_a_killed_server_is_replaced_and_no_server_stays_in_process(warm_server):
