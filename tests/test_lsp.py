@@ -106,6 +106,17 @@ async def pull(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, client_factory=recording_client))
+async def csharp_first(lsp_client: LanguageClient):
+    """The C# layers before Kite's: a fast C# check lands before the Kite layer's quiet period is over."""
+    await lsp_client.initialize_session(initialize_params(options={**FAST, "kiteDelay": KITE_AFTER_CSHARP}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+KITE_AFTER_CSHARP = 3.0
+
+
 NO_DOTNET = {**os.environ, "PATH": str(Path(sys.executable).parent)}
 
 
@@ -170,6 +181,14 @@ async def test_push_shows_both_layers_with_ranges_sources_and_links_then_clears_
     assert (await push.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] == "running"
     change(push, uri, 2, FIXED)
     assert not await published(push, uri, lambda found: not found and push.published[-1].version == 2)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_kite_check_that_comes_after_the_csharp_result_of_the_same_text_keeps_it(csharp_first: LanguageClient, folder):
+    uri = open_file(csharp_first, folder / "late.kite", "module Late\n\nfn f() -> int\n    return missing\n")
+    await published(csharp_first, uri, lambda found: "CS0103" in codes(found))
+    await asyncio.sleep(KITE_AFTER_CSHARP + 1)  # the Kite layer's check of the same text has come and gone
+    assert "CS0103" in codes(csharp_first.diagnostics[uri])
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -99,6 +99,8 @@ class KiteLanguageServer(LanguageServer):
     async def check_now(self, uri: str, speed: str) -> None:
         unit = self.unit_of(uri)
         if speed == "kite":
+            if self.results.get(unit.program.path, (None, None))[0] == unit:
+                return  # this text was checked already, maybe through every layer: Kite's alone must not replace that
             self.results[unit.program.path] = (unit, self.session.check(unit, layers="kite"))
         else:
             loop = asyncio.get_running_loop()
