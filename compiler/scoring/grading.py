@@ -17,7 +17,7 @@ from kite.rules import ALL_RULES
 from kite.scoring import formats
 from kite.scoring.answer import Extraction, extract
 from kite.scoring.claims import Outcome, claims
-from kite.scoring.fragments import MODULE_LINE, Reading, read_as_module
+from kite.scoring.fragments import MODULE_LINE, Reading, parsed, read_as_module
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
 from kite.source import SourceFile
@@ -253,8 +253,10 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
             lines = lines or AnswerLines(prepared.answer)
             shown["span"] = lines.span(extraction, program, found)
         diagnostics.append(shown)
-    if program is not None and is_fragment(program):  # what a rule does not judge in a fragment is not reported
-        diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS)]
+    if program is not None:  # what a rule does not judge in a fragment is not reported; in a whole-file block beside it, it is
+        fragments = fragment_lines(program)
+        diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS
+                                                      and any(d["line"] in lines for lines in fragments))]
     own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
     has_code = program is not None
     compiles = has_code and not any(d["severity"] == "error" for d in own) and "compiler" in verdict["layers_run"]
@@ -289,22 +291,33 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
 
 
 def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str]) -> dict[str, str]:
-    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or is a fragment and the rule
-    judges whole files only; otherwise fail when it fired."""
+    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or where a rule that judges
+    whole files only has no whole file to judge; otherwise fail when it fired. A usage snippet beside a whole module
+    leaves that module judged by every rule."""
+    whole = [] if program is None else [reading for _, reading in program.readings if reading.how not in FRAGMENT_READINGS]
     verdicts = {}
     for rule in ALL_RULES:
         rule_id = rule.RULE.id
-        if program is None or (is_fragment(program) and not rule.judges_fragments):
+        if program is None or (not rule.judges_fragments and not whole):
             verdicts[rule_id] = "n/a"
         elif rule_id in fired:
             verdicts[rule_id] = "fail"
+        elif not rule.judges_fragments and len(whole) < len(program.readings):  # applies to the whole files, not the snippets
+            verdicts[rule_id] = "pass" if any(applies_to(rule, reading.source) for reading in whole) else "n/a"
         else:
             verdicts[rule_id] = "pass" if applies.get(rule_id) else "n/a"
     return verdicts
 
 
-def is_fragment(program: Program) -> bool:
-    return any(reading.how in FRAGMENT_READINGS for _, reading in program.readings)
+def applies_to(rule, source: str) -> bool:
+    module = parsed(source)
+    return module is not None and bool(rule.applies(module))
+
+
+def fragment_lines(program: Program) -> list[range]:
+    """The program lines of each block read as a fragment, with the lines its reading added (module line, wrapper)."""
+    return [range(segment.first_line - reading.line_offset, segment.first_line - reading.line_offset + reading.source.count("\n") + 1)
+            for segment, (_, reading) in zip(program.segments, program.readings) if reading.how in FRAGMENT_READINGS]
 
 
 UNJUDGED_IN_FRAGMENTS = frozenset(rule.RULE.id for rule in ALL_RULES if not rule.judges_fragments)

@@ -126,6 +126,18 @@ def test_a_rule_that_judges_only_whole_files_is_not_applicable_to_a_fragment(tmp
     assert module["rules"]["KT005"] == "n/a" and module["rules"]["KT004"] == "pass"
 
 
+def test_a_usage_snippet_beside_a_whole_module_does_not_hide_what_the_module_is_judged_on(tmp_path):
+    whole = "module M\n\nfn f(name: str) -> str\n    let mut shout = upper(name)\n    upper(name)\n    return shout\n"
+    snippet = "```kite\nlet mut kept = f(\"a\")\nreturn kept\n```\n"  # its own KT002 stays unjudged: a fragment
+    write_run(tmp_path / "run.jsonl", [kite_block(whole) + "\nUsage:\n\n" + snippet, snippet + kite_block(whole)])
+    _, results = score(tmp_path)
+    for result in results:
+        assert [b["read_as"] for b in result["blocks"]] in (["module", "function body"], ["function body", "module"])
+        assert result["rules"]["KT002"] == result["rules"]["KT006"] == "fail" and not result["clean"]
+        found = sorted((d["id"], d["span"]["block_line"]) for d in result["diagnostics"] if d["id"] in ("KT002", "KT006"))
+        assert found == [("KT002", 4), ("KT006", 5)]
+
+
 def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
     answer = "Certainly! " + kite_block("module M\n\nfn f() -> int\n    var x = 1;\n    return x\n") + "\nIt uses no C# syntax."
     write_run(tmp_path / "run.jsonl", [answer])
