@@ -89,6 +89,13 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("Ｉｔ ｃｏｍｐｉｌｅｓ.", LEAKS, {"compiles": True}),
     ("It cоmpilеs.", LEAKS, {"compiles": True}),  # Cyrillic о and е
     ("It follows all the rules.", NO_CODE, {"follows rules": True}),
+    # idioms that hold a negation or condition word and still claim, and failures denied outright
+    ("Once again all tests pass.", FAILS_TESTS, {"passes tests": True}),
+    ("It doesn't just compile but also passes all the tests.", FAILS_TESTS, {"passes tests": True}),
+    ("No tests fail.", FAILS_TESTS, {"passes tests": True}),
+    ("None of the hidden tests failed.", FAILS_TESTS, {"passes tests": True}),
+    ("Output: 6 passed, 0 failed.", FAILS_TESTS, {"passes tests": True}),
+    ("Zero failures.", CLEAN, {"passes tests": False}),
 ])
 def test_claims_are_found_and_judged(sentence, outcome, expected):
     assert kinds(sentence, outcome) == expected
@@ -112,6 +119,9 @@ def test_claims_are_found_and_judged(sentence, outcome, expected):
     "This is a contest of will.",
     "Make sure all tests pass before you submit.",
     "Unlike C#, Kite has no semicolons.",
+    "Once it compiles, run the tests.",
+    "Notable tests fail on other answers.",
+    "There are no tests yet.",
 ])
 def test_what_is_not_a_claim(sentence):
     assert claims(extract(sentence).prose, LEAKS) == []

@@ -31,11 +31,12 @@ CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
 LIST_MARKER = re.compile(r"\d{1,9}[.)]")
 # Words that, earlier in the same clause, turn a claim into a question, a condition, a denial, advice ("make sure"),
-# or a sentence about the language rather than the code ("Kite has no semicolons"); "not only" does not.
+# or a sentence about the language rather than the code ("Kite has no semicolons"); "not only", "doesn't just" and
+# "once again" do not.
 NOT_A_CLAIM = re.compile(
-    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once(?!\s+(?:again|more)\b)|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
     r"verify|to\s+see|might\s+not|may\s+not|fails?\s+to|failed\s+to|make\s+sure|be\s+sure|"
-    r"kite\s+(?:has|uses|allows|requires|needs|supports|is|does))\b|n[’']t\b",
+    r"kite\s+(?:has|uses|allows|requires|needs|supports|is|does))\b|n[’']t\b(?!\s+(?:only|just|merely)\b)",
     re.IGNORECASE,
 )
 CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s")
