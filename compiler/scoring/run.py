@@ -149,7 +149,8 @@ class Reader:
             return ungradable(number, None, None, *line.problem)
         document = line.document
         answer_id = dotted(document, options.id_field) if options.id_field else None
-        if answer_id is MISSING or isinstance(answer_id, (dict, list)):
+        # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
+        if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
             return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
         task = task_id = None
         if self.tasks is not None:

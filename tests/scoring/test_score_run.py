@@ -105,6 +105,22 @@ def test_bad_input_is_a_result_and_never_stops_the_run(tmp_path):
     assert summary["ungradable"]["count"] == 6 and summary["rates"]["compiles"]["of"] == 9
 
 
+def test_an_id_that_is_not_finite_cannot_make_the_results_file_invalid_json(tmp_path):
+    (tmp_path / "run.jsonl").write_text('{"id": NaN, "text": "x"}\n{"id": -Infinity, "text": "x"}\n{"id": 1e999, "text": "x"}\n')
+    result, _ = score(tmp_path)
+    assert result.exit_code == 0, result.output
+
+    def strict(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    for path in ("results.jsonl", "results.summary.json"):
+        text = (tmp_path / path).read_text()
+        documents = [json.loads(line, parse_constant=strict) for line in text.splitlines()] if path.endswith("l") else [json.loads(text, parse_constant=strict)]
+        assert documents
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["problem"]["kind"]) for r in results] == [(None, "missing field")] * 3
+
+
 def test_a_diagnostic_points_at_its_line_in_the_answer_through_quotes_and_crlf(tmp_path):
     answer = "Look:\r\n\r\n> ```kite\r\n> module M\r\n>\r\n> fn f() -> int\r\n>     let mut n = 1\r\n>     return n\r\n> ```\r\n"
     write_run(tmp_path / "run.jsonl", [answer])
