@@ -288,13 +288,14 @@ class VerdictCache:
         write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
-def resumed_lines(out: Path) -> set[int]:
-    """The run lines already in --out; a line cut short by a kill is dropped, so it is graded again."""
+def resumed_lines(out: Path) -> dict[int, str | None]:
+    """The run lines already in --out, each with the digest of the run line it graded (None in results written before
+    digests were); a line cut short by a kill is dropped, so it is graded again."""
     if not out.exists():
-        return set()
+        return {}
     data = out.read_bytes()
     kept_end = 0
-    done = set()
+    done = {}
     for raw in data.splitlines(keepends=True):
         if not raw.endswith(b"\n"):
             break
@@ -305,7 +306,7 @@ def resumed_lines(out: Path) -> set[int]:
             raise UnusableInput(f"{out}: line {len(done) + 1} is not a kite score result: cannot resume into this file") from None
         if result.get("schema") != SCHEMA_VERSION:
             raise UnusableInput(f"{out}: results of schema {result.get('schema')}, this kite writes {SCHEMA_VERSION}: cannot resume")
-        done.add(number)
+        done[number] = result.get("run_sha256")
         kept_end += len(raw)
     if kept_end < len(data):
         with open(out, "r+b") as results:
@@ -313,12 +314,21 @@ def resumed_lines(out: Path) -> set[int]:
     return done
 
 
+def line_digest(raw: bytes) -> str:
+    return hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+
+
 def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = None) -> dict:
     """Grade the run into options.out, then write and return the summary of everything in it."""
     reader = Reader(options)
     out = Path(options.out)
-    done = resumed_lines(out) if options.resume else set()
-    total = sum(1 for _ in run_lines(options.run))
+    done = resumed_lines(out) if options.resume else {}
+    total = 0
+    for number, raw in run_lines(options.run):
+        total += 1
+        if done.get(number) not in (None, line_digest(raw)):  # checked before any grading: nothing is appended to a wrong file
+            raise UnusableInput(f"{out}: the result of line {number} grades another text than {options.run} has there: "
+                                f"cannot resume with a changed run (score it into a new --out)")
     # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
     toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
     cache = VerdictCache(options.cache)
@@ -341,11 +351,13 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     # one held back behind a slower answer is lost by a kill only to be graded again by --resume.
     unwritten: collections.deque[int] = collections.deque()  # run lines read, in order, not yet written
     held: dict[int, dict] = {}
+    digests: dict[int, str] = {}  # run line -> the digest its result carries, so --resume can tell a changed run
     written = len(done)
     with results:
 
         def write(result: dict) -> None:
             nonlocal written
+            result["run_sha256"] = digests.pop(result["line"])
             held[result["line"]] = result
             while unwritten and unwritten[0] in held:
                 results.write(json.dumps(held.pop(unwritten.popleft()), ensure_ascii=True, sort_keys=True) + "\n")
@@ -380,6 +392,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 if number in done:
                     continue
                 unwritten.append(number)
+                digests[number] = line_digest(raw)
                 prepared = reader.read(number, raw)
                 if isinstance(prepared, dict):
                     write(prepared)

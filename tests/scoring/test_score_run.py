@@ -223,11 +223,25 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
-    assert score_run.resumed_lines(out) == {1, 2}
+    assert set(score_run.resumed_lines(out)) == {1, 2}
     assert out.read_text().endswith('"line": 2}\n')
     out.write_text("not a result\n")
     with pytest.raises(score_run.UnusableInput):
         score_run.resumed_lines(out)
+
+
+def test_resume_refuses_results_of_a_changed_run(tmp_path):
+    write_run(tmp_path / "run.jsonl", ["first text", "second text"])
+    score(tmp_path)
+    kept = (tmp_path / "results.jsonl").read_text()
+    write_run(tmp_path / "run.jsonl", ["first text", "another second text"])  # same ids, same lines, another answer
+    result, _ = score(tmp_path, "--resume")
+    assert result.exit_code == 2 and "line 2" in result.output and "Traceback" not in result.output
+    assert (tmp_path / "results.jsonl").read_text() == kept
+    write_run(tmp_path / "run.jsonl", ["first text", "another second text", "a third"])
+    (tmp_path / "results.jsonl").write_text(kept.splitlines(keepends=True)[0])
+    result, results = score(tmp_path, "--resume")  # the kept line is still the run's: only the others are graded
+    assert result.exit_code == 0 and [r["line"] for r in results] == [1, 2, 3]
 
 
 def kite_score(tmp_path, out, *extra) -> subprocess.Popen:
