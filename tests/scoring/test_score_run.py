@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -188,6 +189,14 @@ def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path,
 
 
 SPINNING_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return a + b\n"
+
+
+def test_the_cache_key_covers_the_grammar_and_the_standard_library_wherever_they_are_installed():
+    from importlib import resources
+
+    fingerprinted = {path for _, path in score_run.fingerprinted_files()}
+    for package, name in (("kite.grammar", "kite.lark"), ("kite.stdlib", "KiteStd.cs")):
+        assert Path(str(resources.files(package) / name)).resolve() in fingerprinted, f"{package}/{name} does not key the cache"
 
 
 def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
