@@ -25,7 +25,10 @@ from kite.source import SourceFile
 SCHEMA_VERSION = 1
 PROGRAM_PATH = "answer.kite"
 LINE_END = re.compile(r"\r\n|\r|\n")
-FRAGMENT_READINGS = frozenset({"items", "function body"})  # code that is not a whole file: see each rule's judges_fragments
+# Code that is not a whole file (see each rule's judges_fragments): a bare function body. Items (read with or without
+# their common indentation) are whole declarations: indenting a block tells nothing of code left out, and must not
+# buy an answer out of KT002 and KT006.
+FRAGMENT_READINGS = frozenset({"function body"})
 STATIC_LAYERS = ("kite", "compiler", "analyzers")
 
 

@@ -155,6 +155,17 @@ def test_a_usage_snippet_beside_a_whole_module_does_not_hide_what_the_module_is_
         assert found == [("KT002", 4), ("KT006", 5)]
 
 
+def test_indenting_a_whole_program_does_not_take_it_out_of_the_whole_file_rules(tmp_path):
+    items = "fn add(a: int, b: int) -> int\n    let mut total = a + b\n    add(0, 0)\n    return total\n"
+    indented = "".join("    " + line for line in items.splitlines(keepends=True))
+    write_run(tmp_path / "run.jsonl", [kite_block(items), kite_block(indented)])
+    _, (flush, shifted) = score(tmp_path)
+    assert (flush["blocks"][0]["read_as"], shifted["blocks"][0]["read_as"]) == ("no module line", "items")
+    for result in (flush, shifted):
+        assert result["rules"]["KT002"] == result["rules"]["KT006"] == "fail" and not result["clean"]
+    assert [(d["id"], d["span"]["block_line"]) for d in flush["diagnostics"]] == [(d["id"], d["span"]["block_line"]) for d in shifted["diagnostics"]]
+
+
 def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
     answer = "Certainly! " + kite_block("module M\n\nfn f() -> int\n    var x = 1;\n    return x\n") + "\nIt uses no C# syntax."
     write_run(tmp_path / "run.jsonl", [answer])
