@@ -281,7 +281,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
     if passes is False:
         failed_layers.add("tests")
     outcome = Outcome(has_code, compiles, clean, passes, "KT004" in fired, fired, frozenset(failed_layers))
-    found_claims = claims(extraction.prose, outcome)
+    found_claims = claims(claimed_text(prepared.answer, extraction), outcome)
     return {
         "has_code": has_code, "compiles": compiles, "clean": clean, "passes": passes, "leaked": "KT004" in fired,
         "module": program.module if program else None, "reasons": reasons, "blocks": blocks, "layers": layers,
@@ -291,6 +291,21 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
                    for c in found_claims],
         "slop": [{"category": h.category, "phrase": h.phrase, "start": h.start, "end": h.end} for h in slop(extraction.prose)],
     }
+
+
+# Blocks that show what a run printed (or untagged and not Kite): "All 6 tests passed" made up there is a claim too.
+OUTPUT_LANGUAGES = frozenset({"", "text", "txt", "plaintext", "plain", "output", "console", "terminal", "shell", "sh", "bash",
+                              "zsh", "shell-session", "log"})
+
+
+def claimed_text(answer: str, extraction: Extraction) -> str:
+    """The prose with every output block put back in place (same length): where claims are looked for."""
+    text, position = [], 0
+    for block in extraction.blocks:
+        if not block.is_kite and block.language in OUTPUT_LANGUAGES:
+            text += [extraction.prose[position:block.start], answer[block.start:block.end]]
+            position = block.end
+    return "".join(text) + extraction.prose[position:]
 
 
 def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str]) -> dict[str, str]:

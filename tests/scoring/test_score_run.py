@@ -191,6 +191,20 @@ def judged(monkeypatch):
     return asked
 
 
+def test_made_up_test_output_in_an_output_block_is_a_claim(tmp_path):
+    broken = kite_block("module Adder\n\nfn add(a: int, b: int) -> int\n    return a +\n")
+    shown = ["```\n$ kite test adder.kite\nAll 6 tests passed\n```\n", "```text\n6 passed, 0 failed\n```\n"]
+    csharp = "```csharp\n// all tests pass\nint x = 1;\n```\n"  # a comment in code of another language is no output
+    write_run(tmp_path / "run.jsonl", [broken + "\nRunning it:\n\n" + block + csharp for block in shown])
+    _, results = score(tmp_path)
+    for result, block in zip(results, shown):
+        answer = broken + "\nRunning it:\n\n" + block + csharp
+        [claim] = result["claims"]
+        assert claim["kind"] == "passes tests" and claim["false"] and not result["compiles"]
+        assert block.splitlines()[-2] in answer[claim["start"]:claim["end"]]
+        assert not result["slop"]
+
+
 def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path, tasks, judged):
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "Same code, other words:\n\n" + kite_block(ADDER), kite_block(ADDER) + "\nDone, and it compiles."])
     _, first = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "cache"))
