@@ -307,6 +307,13 @@ class VerdictCache:
         write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
+def ran_out_of_time(verdict: dict) -> bool:
+    """A verdict that met a time limit (a test's timeout, the budget, the compile timeout) depends on the machine's load
+    as much as on the answer: one busy moment must not fail a right answer in every later run, so it is not cached."""
+    tests = (verdict.get("tests") or []) + (verdict.get("own_tests") or [])
+    return any(test["status"] == "timeout" for test in tests) or any(d["id"] == "KT010" for d in verdict.get("diagnostics", []))
+
+
 def resumed_lines(out: Path) -> dict[int, str | None]:
     """The run lines already in --out, each with the digest of the run line it graded (None in results written before
     digests were); a line cut short by a kill is dropped, so it is graded again."""
@@ -403,7 +410,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     finish(key, None, f"{type(error).__name__}: {error}")
                     continue
                 judged[key] = verdict
-                cache.put(key, verdict)
+                if not ran_out_of_time(verdict):
+                    cache.put(key, verdict)
                 finish(key, verdict)
 
         try:

@@ -236,6 +236,17 @@ def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_p
     assert (bounded["limits"], again["limits"]) == ({"timeout_seconds": 5, "budget_seconds": 1}, {"timeout_seconds": 0.5, "budget_seconds": 1})
 
 
+def test_a_verdict_that_ran_out_of_time_is_not_kept_for_later_runs(tmp_path, tasks, judged):
+    write_run(tmp_path / "run.jsonl", [kite_block(SPINNING_ADDER), kite_block(ADDER)])
+    limits = ("--tasks", str(tasks), "--cache", str(tmp_path / "cache"), "--timeout", "0.3", "--budget", "0.5")
+    _, first = score(tmp_path, *limits)
+    _, again = score(tmp_path, *limits)
+    assert [r["passes"] for r in first] == [r["passes"] for r in again] == [False, True]
+    spinning = ["while true" in request.text for request in judged]
+    assert spinning.count(True) == 2  # the spinning answer, judged by each run
+    assert spinning.count(False) == 1  # the passing one, once: the second run had its verdict from the cache
+
+
 def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
     rows = [
         {"id": "j", "format": "json", "text": '{"a": 1}', "judge": {"score": 6}},
