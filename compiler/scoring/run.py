@@ -142,6 +142,16 @@ class Reader:
                 raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
             for task_id in sorted(named):  # a task folder without tests, or with a broken task.toml, stops the run before it starts
                 self.tasks.task(task_id)
+        tasks = [self.tasks.task(task_id) for task_id in sorted(named)] if self.tasks is not None else None
+        # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
+        self.grading = json.dumps([options.field, options.task_field, options.id_field, options.format_field,
+                                   options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                  sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    def digest(self, raw: bytes) -> str:
+        """A result's `input_sha256`: its run line (without the line end) and everything else that decides it."""
+        return hashlib.sha256(self.grading + b"\0" + raw.rstrip(b"\r\n")).hexdigest()
 
     def read(self, number: int, raw: bytes) -> Prepared | dict:
         options = self.options
@@ -332,7 +342,7 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
             raise UnusableInput(f"{out}: line {len(done) + 1} is not a kite score result: cannot resume into this file") from None
         if result.get("schema") != SCHEMA_VERSION:
             raise UnusableInput(f"{out}: results of schema {result.get('schema')}, this kite writes {SCHEMA_VERSION}: cannot resume")
-        done[number] = result.get("run_sha256")
+        done[number] = result.get("input_sha256")
         kept_end += len(raw)
     if kept_end < len(data):
         with open(out, "r+b") as results:
@@ -340,8 +350,6 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
     return done
 
 
-def line_digest(raw: bytes) -> str:
-    return hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
 
 
 def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = None) -> dict:
@@ -352,8 +360,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     total = 0
     for number, raw in run_lines(options.run):
         total += 1
-        if done.get(number) not in (None, line_digest(raw)):  # checked before any grading: nothing is appended to a wrong file
-            raise UnusableInput(f"{out}: the result of line {number} grades another text than {options.run} has there: "
+        if done.get(number) not in (None, reader.digest(raw)):  # checked before any grading: nothing is appended to a wrong file
+            raise UnusableInput(f"{out}: the result of line {number} grades another line, options or hidden tests than this run has: "
                                 f"cannot resume with a changed run (score it into a new --out)")
     # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
     toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
@@ -383,7 +391,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
 
         def write(result: dict) -> None:
             nonlocal written
-            result["run_sha256"] = digests.pop(result["line"])
+            result["input_sha256"] = digests.pop(result["line"])
             held[result["line"]] = result
             while unwritten and unwritten[0] in held:
                 results.write(json.dumps(held.pop(unwritten.popleft()), ensure_ascii=True, sort_keys=True) + "\n")
@@ -419,7 +427,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 if number in done:
                     continue
                 unwritten.append(number)
-                digests[number] = line_digest(raw)
+                digests[number] = reader.digest(raw)
                 prepared = reader.read(number, raw)
                 if isinstance(prepared, dict):
                     write(prepared)

@@ -283,6 +283,9 @@ def test_resume_refuses_results_of_a_changed_run(tmp_path):
     result, _ = score(tmp_path, "--resume")
     assert result.exit_code == 2 and "line 2" in result.output and "Traceback" not in result.output
     assert (tmp_path / "results.jsonl").read_text() == kept
+    write_run(tmp_path / "run.jsonl", ["first text", "second text"])
+    result, _ = score(tmp_path, "--resume", "--timeout", "3")  # the same lines judged under other limits
+    assert result.exit_code == 2 and "line 1" in result.output
     write_run(tmp_path / "run.jsonl", ["first text", "another second text", "a third"])
     (tmp_path / "results.jsonl").write_text(kept.splitlines(keepends=True)[0])
     result, results = score(tmp_path, "--resume")  # the kept line is still the run's: only the others are graded
