@@ -96,6 +96,9 @@ def kinds(sentence: str, outcome: Outcome) -> dict[str, bool]:
     ("None of the hidden tests failed.", FAILS_TESTS, {"passes tests": True}),
     ("Output: 6 passed, 0 failed.", FAILS_TESTS, {"passes tests": True}),
     ("Zero failures.", CLEAN, {"passes tests": False}),
+    ("All 6 hidden tests are passing.", FAILS_TESTS, {"passes tests": True}),
+    ("Status: tests passing", FAILS_TESTS, {"passes tests": True}),
+    ("Test results: 6/6 passing.", FAILS_TESTS, {"passes tests": True}),
 ])
 def test_claims_are_found_and_judged(sentence, outcome, expected):
     assert kinds(sentence, outcome) == expected
