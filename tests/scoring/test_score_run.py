@@ -56,6 +56,20 @@ def test_hidden_tests_decide_and_the_answers_own_tests_are_reported_apart(tmp_pa
     assert [t["status"] for t in wrong["own_tests"]] == ["pass"]
 
 
+def test_an_answer_cannot_overload_a_helper_of_the_hidden_tests(tmp_path):
+    folder = tmp_path / "tasks" / "add"
+    folder.mkdir(parents=True)
+    (folder / "task.toml").write_text('module = "Adder"\n')
+    (folder / "adder.test.kite").write_text('module Adder\n\nfn close_to(got: dec, want: dec) -> bool\n    return got == want\n\n'
+                                            'test "adds"\n    expect close_to(add(1, 2), 3)\n')
+    # A wrong add, and a more specific close_to that C# overload resolution prefers for the hidden test's int call.
+    hijack = "module Adder\n\nfn close_to(got: int, want: int) -> bool\n    return true\n\nfn add(a: int, b: int) -> int\n    return 0\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(hijack), kite_block(ADDER)])
+    _, (hijacked, honest) = score(tmp_path, "--tasks", str(tmp_path / "tasks"))
+    assert hijacked["passes"] is False and any("close_to" in reason for reason in hijacked["reasons"])
+    assert honest["passes"] is True and honest["reasons"] == []
+
+
 def test_another_module_is_graded_and_fails_with_that_reason(tmp_path, tasks):
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER.replace("Adder", "Solution")), kite_block(ADDER)])
     result, (other, right) = score(tmp_path, "--tasks", str(tasks))
