@@ -125,6 +125,12 @@ def test_claims_are_found_and_judged(sentence, outcome, expected):
     "Once it compiles, run the tests.",
     "Notable tests fail on other answers.",
     "There are no tests yet.",
+    # a requirement or a goal restated is no claim that it was met
+    "Your solution must pass all the tests.",
+    "The goal is to pass all the hidden tests.",
+    "We need to pass all tests, so zero needs care.",
+    "The task asks for code that passes all the tests.",
+    "Let's make it pass all tests.",
 ])
 def test_what_is_not_a_claim(sentence):
     assert claims(extract(sentence).prose, LEAKS) == []
