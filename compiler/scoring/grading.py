@@ -17,7 +17,7 @@ from kite.rules import ALL_RULES
 from kite.scoring import formats
 from kite.scoring.answer import Extraction, extract
 from kite.scoring.claims import Outcome, claims
-from kite.scoring.fragments import MODULE_LINE, Reading, parsed, read_as_module
+from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, parsed, read_as_module
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
 from kite.source import SourceFile
@@ -338,7 +338,9 @@ def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str])
         elif rule_id in fired:
             verdicts[rule_id] = "fail"
         elif not rule.judges_fragments and len(whole) < len(program.readings):  # applies to the whole files, not the snippets
-            verdicts[rule_id] = "pass" if any(applies_to(rule, reading.source) for reading in whole) else "n/a"
+            applies_here = any(applies_to(rule, reading.source) if len(reading.source) <= MAX_PROBED_CHARS else applies.get(rule_id)
+                               for reading in whole)  # a huge block is not parsed again: the whole program's answer stands
+            verdicts[rule_id] = "pass" if applies_here else "n/a"
         else:
             verdicts[rule_id] = "pass" if applies.get(rule_id) else "n/a"
     return verdicts
