@@ -10,6 +10,7 @@ import atexit
 import collections
 import concurrent.futures
 import dataclasses
+import fcntl
 import hashlib
 import json
 import math
@@ -352,31 +353,48 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
 
 
 
+def locked_results(out: Path):
+    """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
+    interleave their lines and the summary would count answers twice."""
+    try:
+        results = open(out, "a", encoding="utf-8")
+    except OSError as error:
+        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
+    try:
+        fcntl.flock(results, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        results.close()
+        raise UnusableInput(f"{out}: another kite score is writing these results: wait for it, or give another --out") from None
+    return results
+
+
 def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = None) -> dict:
     """Grade the run into options.out, then write and return the summary of everything in it."""
     reader = Reader(options)
     out = Path(options.out)
-    done = resumed_lines(out) if options.resume else {}
-    total = 0
-    for number, raw in run_lines(options.run):
-        total += 1
-        if done.get(number) not in (None, reader.digest(raw)):  # checked before any grading: nothing is appended to a wrong file
-            raise UnusableInput(f"{out}: the result of line {number} grades another line, options or hidden tests than this run has: "
-                                f"cannot resume with a changed run (score it into a new --out)")
-    # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
-    toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
-    cache = VerdictCache(options.cache)
-    if options.dask:
-        executor = DaskExecutor(options.dask)
-    elif options.jobs > 1:
-        executor = process_executor(options.jobs)
-    else:
-        executor = InlineExecutor(options.session)
-    try:  # opened only once the executor stands: a cluster out of reach never empties an earlier results file
-        results = open(out, "a" if options.resume else "w", encoding="utf-8")
-    except OSError as error:
-        executor.shutdown()
-        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
+    results = locked_results(out)
+    try:
+        done = resumed_lines(out) if options.resume else {}
+        total = 0
+        for number, raw in run_lines(options.run):
+            total += 1
+            if done.get(number) not in (None, reader.digest(raw)):  # checked before any grading: nothing is appended to a wrong file
+                raise UnusableInput(f"{out}: the result of line {number} grades another line, options or hidden tests than this run has: "
+                                    f"cannot resume with a changed run (score it into a new --out)")
+        # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
+        toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
+        cache = VerdictCache(options.cache)
+        if options.dask:
+            executor = DaskExecutor(options.dask)
+        elif options.jobs > 1:
+            executor = process_executor(options.jobs)
+        else:
+            executor = InlineExecutor(options.session)
+    except BaseException:
+        results.close()
+        raise
+    if not options.resume:  # emptied only once the executor stands: a cluster out of reach never empties earlier results
+        results.truncate(0)
     in_flight_limit = ANSWERS_IN_FLIGHT if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
     judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
     waiting: dict[str, list[Prepared]] = {}

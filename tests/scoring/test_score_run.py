@@ -306,6 +306,22 @@ def test_resume_refuses_results_of_a_changed_run(tmp_path):
     assert result.exit_code == 0 and [r["line"] for r in results] == [1, 2, 3]
 
 
+def test_two_runs_never_write_one_results_file(tmp_path):
+    import fcntl
+
+    write_run(tmp_path / "run.jsonl", ["some text"])
+    score(tmp_path)
+    kept = (tmp_path / "results.jsonl").read_text()
+    with open(tmp_path / "results.jsonl", "a") as other_run:  # a run still writing (a job started twice)
+        fcntl.flock(other_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for args in ((), ("--resume",)):
+            result, _ = score(tmp_path, *args)
+            assert result.exit_code == 2 and "another kite score" in result.output and "Traceback" not in result.output
+            assert (tmp_path / "results.jsonl").read_text() == kept
+    result, _ = score(tmp_path, "--resume")
+    assert result.exit_code == 0 and (tmp_path / "results.jsonl").read_text() == kept
+
+
 def kite_score(tmp_path, out, *extra) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "kite.cli.main", "score", "run.jsonl", "--field", "text", "--id-field", "id",
