@@ -31,13 +31,16 @@ CLAUSE_LOOKBACK = 200
 LIST_NUMBER = re.compile(r"\d{1,9}[.)][ \t]+")
 LIST_MARKER = re.compile(r"\d{1,9}[.)]")
 # Words that, earlier in the same clause, turn a claim into a question, a condition, a denial, advice ("make sure"),
-# or a sentence about the language rather than the code ("Kite has no semicolons"); "not only" does not.
+# a requirement or a goal ("it must pass all the tests", "the goal is to pass them"), or a sentence about the language
+# rather than the code ("Kite has no semicolons"); "not only", "doesn't just" and "once again" do not.
 NOT_A_CLAIM = re.compile(
-    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
+    r"\b(?:not(?!\s+(?:only|just|merely)\b)|never|no\s+longer|if|unless|whether|until|once(?!\s+(?:again|more)\b)|when|cannot|hopefully|try|trying|check\s+(?:that|if|whether)|"
     r"verify|to\s+see|might\s+not|may\s+not|fails?\s+to|failed\s+to|make\s+sure|be\s+sure|"
-    r"kite\s+(?:has|uses|allows|requires|needs|supports|is|does))\b|n[’']t\b",
+    r"must|needs?\s+to|needed\s+to|ha(?:s|ve|d)\s+to|goal|in\s+order\s+to|asks?\s+for|let[’']s|"
+    r"kite\s+(?:has|uses|allows|requires|needs|supports|is|does))\b|n[’']t\b(?!\s+(?:only|just|merely)\b)",
     re.IGNORECASE,
 )
+AN_INFINITIVE = re.compile(r"\bto\s+$", re.IGNORECASE)  # "to pass all the tests": a goal, not a result
 CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s")
 
 
@@ -131,7 +134,7 @@ def _is_claim(prose: str, sentence_start: int, match_start: int, sentence_end: i
         return False
     before = prose[max(sentence_start, match_start - CLAUSE_LOOKBACK):match_start]
     clause = CLAUSE_BREAK.split(before)[-1]
-    return not NOT_A_CLAIM.search(clause)
+    return not NOT_A_CLAIM.search(clause) and not AN_INFINITIVE.search(clause)
 
 
 def claims(prose: str, outcome: Outcome) -> list[Claim]:

@@ -17,7 +17,7 @@ from kite.rules import ALL_RULES
 from kite.scoring import formats
 from kite.scoring.answer import Extraction, extract
 from kite.scoring.claims import Outcome, claims
-from kite.scoring.fragments import MODULE_LINE, Reading, read_as_module
+from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, parsed, read_as_module
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
 from kite.source import SourceFile
@@ -25,7 +25,10 @@ from kite.source import SourceFile
 SCHEMA_VERSION = 1
 PROGRAM_PATH = "answer.kite"
 LINE_END = re.compile(r"\r\n|\r|\n")
-FRAGMENT_READINGS = frozenset({"items", "function body"})  # code that is not a whole file: see each rule's judges_fragments
+# Code that is not a whole file (see each rule's judges_fragments): a bare function body. Items (read with or without
+# their common indentation) are whole declarations: indenting a block tells nothing of code left out, and must not
+# buy an answer out of KT002 and KT006.
+FRAGMENT_READINGS = frozenset({"function body"})
 STATIC_LAYERS = ("kite", "compiler", "analyzers")
 
 
@@ -160,6 +163,11 @@ def judge_kite(session, request: CodeRequest) -> dict:
             verdict["tampered"] = report.tampered
             verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
         module = read_syntax(program).module
+        if not verdict["reason"] and (shared := functions_the_tests_declare(module, tests)):
+            # C# would take the answer's function as an overload of the hidden tests' helper, and a more specific
+            # one is what their calls reach: `fn close_to(got: int, want: int) -> bool` returning true passes them.
+            verdict["reason"] = (f"the answer declares {', '.join(shared)}, which the hidden tests declare too: their calls "
+                                 f"could reach the answer's")
     else:
         analysis = session.analyze(Unit(program), "all")
         check, module = analysis.result, analysis.modules[0]
@@ -168,6 +176,18 @@ def judge_kite(session, request: CodeRequest) -> dict:
     verdict["skipped"] = list(check.skipped)
     verdict["applies"] = {rule.RULE.id: module is not None and bool(rule.applies(module)) for rule in ALL_RULES}
     return verdict
+
+
+def functions_the_tests_declare(module, tests) -> list[str]:
+    from kite.syntax import nodes
+    from kite.syntax.frontend import read_syntax
+
+    if module is None:
+        return []
+    declared = {item.name for item in module.items if isinstance(item, nodes.FnDecl)}
+    helpers = {item.name for test in tests if (parsed := read_syntax(test).module) is not None
+               for item in parsed.items if isinstance(item, nodes.FnDecl)}
+    return sorted(declared & helpers)
 
 
 def outcome_json(outcome) -> dict:
@@ -253,8 +273,10 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
             lines = lines or AnswerLines(prepared.answer)
             shown["span"] = lines.span(extraction, program, found)
         diagnostics.append(shown)
-    if program is not None and is_fragment(program):  # what a rule does not judge in a fragment is not reported
-        diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS)]
+    if program is not None:  # what a rule does not judge in a fragment is not reported; in a whole-file block beside it, it is
+        fragments = fragment_lines(program)
+        diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS
+                                                      and any(d["line"] in lines for lines in fragments))]
     own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
     has_code = program is not None
     compiles = has_code and not any(d["severity"] == "error" for d in own) and "compiler" in verdict["layers_run"]
@@ -276,7 +298,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
     if passes is False:
         failed_layers.add("tests")
     outcome = Outcome(has_code, compiles, clean, passes, "KT004" in fired, fired, frozenset(failed_layers))
-    found_claims = claims(extraction.prose, outcome)
+    found_claims = claims(claimed_text(prepared.answer, extraction), outcome)
     return {
         "has_code": has_code, "compiles": compiles, "clean": clean, "passes": passes, "leaked": "KT004" in fired,
         "module": program.module if program else None, "reasons": reasons, "blocks": blocks, "layers": layers,
@@ -288,23 +310,51 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
     }
 
 
+# Blocks that show what a run printed (or untagged and not Kite): "All 6 tests passed" made up there is a claim too.
+OUTPUT_LANGUAGES = frozenset({"", "text", "txt", "plaintext", "plain", "output", "console", "terminal", "shell", "sh", "bash",
+                              "zsh", "shell-session", "log"})
+
+
+def claimed_text(answer: str, extraction: Extraction) -> str:
+    """The prose with every output block put back in place (same length): where claims are looked for."""
+    text, position = [], 0
+    for block in extraction.blocks:
+        if not block.is_kite and block.language in OUTPUT_LANGUAGES:
+            text += [extraction.prose[position:block.start], answer[block.start:block.end]]
+            position = block.end
+    return "".join(text) + extraction.prose[position:]
+
+
 def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str]) -> dict[str, str]:
-    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or is a fragment and the rule
-    judges whole files only; otherwise fail when it fired."""
+    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or where a rule that judges
+    whole files only has no whole file to judge; otherwise fail when it fired. A usage snippet beside a whole module
+    leaves that module judged by every rule."""
+    whole = [] if program is None else [reading for _, reading in program.readings if reading.how not in FRAGMENT_READINGS]
     verdicts = {}
     for rule in ALL_RULES:
         rule_id = rule.RULE.id
-        if program is None or (is_fragment(program) and not rule.judges_fragments):
+        if program is None or (not rule.judges_fragments and not whole):
             verdicts[rule_id] = "n/a"
         elif rule_id in fired:
             verdicts[rule_id] = "fail"
+        elif not rule.judges_fragments and len(whole) < len(program.readings):  # applies to the whole files, not the snippets
+            applies_here = any(applies_to(rule, reading.source) if len(reading.source) <= MAX_PROBED_CHARS else applies.get(rule_id)
+                               for reading in whole)  # a huge block is not parsed again: the whole program's answer stands
+            verdicts[rule_id] = "pass" if applies_here else "n/a"
         else:
             verdicts[rule_id] = "pass" if applies.get(rule_id) else "n/a"
     return verdicts
 
 
-def is_fragment(program: Program) -> bool:
-    return any(reading.how in FRAGMENT_READINGS for _, reading in program.readings)
+def applies_to(rule, source: str) -> bool:
+    module = parsed(source)
+    return module is not None and bool(rule.applies(module))
+
+
+def fragment_lines(program: Program) -> list[range]:
+    """The program lines of each block read as a fragment, with the lines its reading added (module line, wrapper)."""
+    return [range(segment.first_line - reading.line_offset, segment.first_line - reading.line_offset + reading.source.count("\n") + 1)
+            for segment, (_, reading) in zip(program.segments, program.readings) if reading.how in FRAGMENT_READINGS]
 
 
 UNJUDGED_IN_FRAGMENTS = frozenset(rule.RULE.id for rule in ALL_RULES if not rule.judges_fragments)

@@ -10,11 +10,13 @@ import atexit
 import collections
 import concurrent.futures
 import dataclasses
+import fcntl
 import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 from kite.atomic import write_atomically
@@ -141,6 +143,16 @@ class Reader:
                 raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
             for task_id in sorted(named):  # a task folder without tests, or with a broken task.toml, stops the run before it starts
                 self.tasks.task(task_id)
+        tasks = [self.tasks.task(task_id) for task_id in sorted(named)] if self.tasks is not None else None
+        # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
+        self.grading = json.dumps([options.field, options.task_field, options.id_field, options.format_field,
+                                   options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                  sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    def digest(self, raw: bytes) -> str:
+        """A result's `input_sha256`: its run line (without the line end) and everything else that decides it."""
+        return hashlib.sha256(self.grading + b"\0" + raw.rstrip(b"\r\n")).hexdigest()
 
     def read(self, number: int, raw: bytes) -> Prepared | dict:
         options = self.options
@@ -149,7 +161,8 @@ class Reader:
             return ungradable(number, None, None, *line.problem)
         document = line.document
         answer_id = dotted(document, options.id_field) if options.id_field else None
-        if answer_id is MISSING or isinstance(answer_id, (dict, list)):
+        # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
+        if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
             return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
         task = task_id = None
         if self.tasks is not None:
@@ -252,16 +265,34 @@ def first_done(executor, futures):
 # ---- the run
 
 
-def toolchain_fingerprint() -> str:
-    """What a cached verdict depends on besides its request: every file of the kite package (code, grammar, stdlib,
-    the pinned .NET packages and analyzer table)."""
+# Packages whose files a verdict depends on and that an install may put beside kite's folder rather than in it
+# (pyproject's package-dir: an editable install reads grammar/ and stdlib/ from the checkout's top level).
+DATA_PACKAGES = ("kite.grammar", "kite.stdlib")
+
+
+def fingerprinted_files() -> list[tuple[str, Path]]:
+    """(name, path) of every file of the kite package: code, grammar, stdlib, pinned .NET packages, analyzer table."""
     import kite
 
-    root = Path(kite.__file__).resolve().parent
+    roots = [("kite", Path(kite.__file__).resolve().parent)]
+    roots += [(package, Path(str(resources.files(package))).resolve()) for package in DATA_PACKAGES]
+    seen, files = set(), []
+    for package, root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in {".py", ".lark", ".cs", ".toml", ".json", ".csproj", ".txt"} \
+                    and "__pycache__" not in path.parts and path not in seen:
+                seen.add(path)
+                files.append((f"{package}/{path.relative_to(root)}", path))
+    return files
+
+
+def toolchain_fingerprint() -> str:
+    """What a cached verdict depends on besides its request: every file of the kite package."""
+    import kite
+
     digest = hashlib.sha256(kite.__version__.encode())
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix in {".py", ".lark", ".cs", ".toml", ".json", ".csproj", ".txt"} and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    for name, path in fingerprinted_files():
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -287,13 +318,21 @@ class VerdictCache:
         write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
 
 
-def resumed_lines(out: Path) -> set[int]:
-    """The run lines already in --out; a line cut short by a kill is dropped, so it is graded again."""
+def ran_out_of_time(verdict: dict) -> bool:
+    """A verdict that met a time limit (a test's timeout, the budget, the compile timeout) depends on the machine's load
+    as much as on the answer: one busy moment must not fail a right answer in every later run, so it is not cached."""
+    tests = (verdict.get("tests") or []) + (verdict.get("own_tests") or [])
+    return any(test["status"] == "timeout" for test in tests) or any(d["id"] == "KT010" for d in verdict.get("diagnostics", []))
+
+
+def resumed_lines(out: Path) -> dict[int, str | None]:
+    """The run lines already in --out, each with the digest of the run line it graded (None in results written before
+    digests were); a line cut short by a kill is dropped, so it is graded again."""
     if not out.exists():
-        return set()
+        return {}
     data = out.read_bytes()
     kept_end = 0
-    done = set()
+    done = {}
     for raw in data.splitlines(keepends=True):
         if not raw.endswith(b"\n"):
             break
@@ -304,7 +343,7 @@ def resumed_lines(out: Path) -> set[int]:
             raise UnusableInput(f"{out}: line {len(done) + 1} is not a kite score result: cannot resume into this file") from None
         if result.get("schema") != SCHEMA_VERSION:
             raise UnusableInput(f"{out}: results of schema {result.get('schema')}, this kite writes {SCHEMA_VERSION}: cannot resume")
-        done.add(number)
+        done[number] = result.get("input_sha256")
         kept_end += len(raw)
     if kept_end < len(data):
         with open(out, "r+b") as results:
@@ -312,26 +351,50 @@ def resumed_lines(out: Path) -> set[int]:
     return done
 
 
+
+
+def locked_results(out: Path):
+    """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
+    interleave their lines and the summary would count answers twice."""
+    try:
+        results = open(out, "a", encoding="utf-8")
+    except OSError as error:
+        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
+    try:
+        fcntl.flock(results, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        results.close()
+        raise UnusableInput(f"{out}: another kite score is writing these results: wait for it, or give another --out") from None
+    return results
+
+
 def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = None) -> dict:
     """Grade the run into options.out, then write and return the summary of everything in it."""
     reader = Reader(options)
     out = Path(options.out)
-    done = resumed_lines(out) if options.resume else set()
-    total = sum(1 for _ in run_lines(options.run))
-    # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
-    toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
-    cache = VerdictCache(options.cache)
-    if options.dask:
-        executor = DaskExecutor(options.dask)
-    elif options.jobs > 1:
-        executor = process_executor(options.jobs)
-    else:
-        executor = InlineExecutor(options.session)
-    try:  # opened only once the executor stands: a cluster out of reach never empties an earlier results file
-        results = open(out, "a" if options.resume else "w", encoding="utf-8")
-    except OSError as error:
-        executor.shutdown()
-        raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
+    results = locked_results(out)
+    try:
+        done = resumed_lines(out) if options.resume else {}
+        total = 0
+        for number, raw in run_lines(options.run):
+            total += 1
+            if done.get(number) not in (None, reader.digest(raw)):  # checked before any grading: nothing is appended to a wrong file
+                raise UnusableInput(f"{out}: the result of line {number} grades another line, options or hidden tests than this run has: "
+                                    f"cannot resume with a changed run (score it into a new --out)")
+        # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
+        toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
+        cache = VerdictCache(options.cache)
+        if options.dask:
+            executor = DaskExecutor(options.dask)
+        elif options.jobs > 1:
+            executor = process_executor(options.jobs)
+        else:
+            executor = InlineExecutor(options.session)
+    except BaseException:
+        results.close()
+        raise
+    if not options.resume:  # emptied only once the executor stands: a cluster out of reach never empties earlier results
+        results.truncate(0)
     in_flight_limit = ANSWERS_IN_FLIGHT if isinstance(executor, InlineExecutor) else 64 if options.dask else 2 * options.jobs
     judged: dict[str, dict] = {}  # this run's verdicts by request key: an identical answer is judged once
     waiting: dict[str, list[Prepared]] = {}
@@ -340,11 +403,13 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     # one held back behind a slower answer is lost by a kill only to be graded again by --resume.
     unwritten: collections.deque[int] = collections.deque()  # run lines read, in order, not yet written
     held: dict[int, dict] = {}
+    digests: dict[int, str] = {}  # run line -> the digest its result carries, so --resume can tell a changed run
     written = len(done)
     with results:
 
         def write(result: dict) -> None:
             nonlocal written
+            result["input_sha256"] = digests.pop(result["line"])
             held[result["line"]] = result
             while unwritten and unwritten[0] in held:
                 results.write(json.dumps(held.pop(unwritten.popleft()), ensure_ascii=True, sort_keys=True) + "\n")
@@ -371,7 +436,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     finish(key, None, f"{type(error).__name__}: {error}")
                     continue
                 judged[key] = verdict
-                cache.put(key, verdict)
+                if not ran_out_of_time(verdict):
+                    cache.put(key, verdict)
                 finish(key, verdict)
 
         try:
@@ -379,6 +445,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 if number in done:
                     continue
                 unwritten.append(number)
+                digests[number] = reader.digest(raw)
                 prepared = reader.read(number, raw)
                 if isinstance(prepared, dict):
                     write(prepared)

@@ -55,7 +55,9 @@ def summarize(results: list[dict]) -> dict:
     }
     if tested or any(not r["graded"] and r["task"] is not None for r in results):
         ungraded_with_task = [r for r in results if not r["graded"] and r["task"] is not None]
-        summary["rates"]["passes"] = wilson(sum(r["passes"] for r in tested), len(tested) + len(ungraded_with_task))
+        # Hidden tests ran: every ungraded line was meant to meet them, the ones whose task could not be read too
+        # (broken JSON, not UTF-8, no task id), or broken lines would raise the pass rate above the compile rate.
+        summary["rates"]["passes"] = wilson(sum(r["passes"] for r in tested), len(tested) + len(results) - len(graded))
         summary["pass_at_k"] = pass_at_k_table(tested + ungraded_with_task)
     others = [r for r in graded if r["format"] != "kite"]
     if others:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -53,6 +54,20 @@ def test_hidden_tests_decide_and_the_answers_own_tests_are_reported_apart(tmp_pa
     assert right["passes"] and right["layers"]["tests"] == {"passed": 2, "failed": 0}
     assert not wrong["passes"] and wrong["compiles"] and [t["status"] for t in wrong["tests"]] == ["fail", "fail"]
     assert [t["status"] for t in wrong["own_tests"]] == ["pass"]
+
+
+def test_an_answer_cannot_overload_a_helper_of_the_hidden_tests(tmp_path):
+    folder = tmp_path / "tasks" / "add"
+    folder.mkdir(parents=True)
+    (folder / "task.toml").write_text('module = "Adder"\n')
+    (folder / "adder.test.kite").write_text('module Adder\n\nfn close_to(got: dec, want: dec) -> bool\n    return got == want\n\n'
+                                            'test "adds"\n    expect close_to(add(1, 2), 3)\n')
+    # A wrong add, and a more specific close_to that C# overload resolution prefers for the hidden test's int call.
+    hijack = "module Adder\n\nfn close_to(got: int, want: int) -> bool\n    return true\n\nfn add(a: int, b: int) -> int\n    return 0\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(hijack), kite_block(ADDER)])
+    _, (hijacked, honest) = score(tmp_path, "--tasks", str(tmp_path / "tasks"))
+    assert hijacked["passes"] is False and any("close_to" in reason for reason in hijacked["reasons"])
+    assert honest["passes"] is True and honest["reasons"] == []
 
 
 def test_another_module_is_graded_and_fails_with_that_reason(tmp_path, tasks):
@@ -105,6 +120,22 @@ def test_bad_input_is_a_result_and_never_stops_the_run(tmp_path):
     assert summary["ungradable"]["count"] == 6 and summary["rates"]["compiles"]["of"] == 9
 
 
+def test_an_id_that_is_not_finite_cannot_make_the_results_file_invalid_json(tmp_path):
+    (tmp_path / "run.jsonl").write_text('{"id": NaN, "text": "x"}\n{"id": -Infinity, "text": "x"}\n{"id": 1e999, "text": "x"}\n')
+    result, _ = score(tmp_path)
+    assert result.exit_code == 0, result.output
+
+    def strict(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    for path in ("results.jsonl", "results.summary.json"):
+        text = (tmp_path / path).read_text()
+        documents = [json.loads(line, parse_constant=strict) for line in text.splitlines()] if path.endswith("l") else [json.loads(text, parse_constant=strict)]
+        assert documents
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["problem"]["kind"]) for r in results] == [(None, "missing field")] * 3
+
+
 def test_a_diagnostic_points_at_its_line_in_the_answer_through_quotes_and_crlf(tmp_path):
     answer = "Look:\r\n\r\n> ```kite\r\n> module M\r\n>\r\n> fn f() -> int\r\n>     let mut n = 1\r\n>     return n\r\n> ```\r\n"
     write_run(tmp_path / "run.jsonl", [answer])
@@ -124,6 +155,29 @@ def test_a_rule_that_judges_only_whole_files_is_not_applicable_to_a_fragment(tmp
     assert not {"KT002", "KT006"} & {d["id"] for d in fragment["diagnostics"]}
     assert module["rules"]["KT002"] == module["rules"]["KT006"] == "fail"
     assert module["rules"]["KT005"] == "n/a" and module["rules"]["KT004"] == "pass"
+
+
+def test_a_usage_snippet_beside_a_whole_module_does_not_hide_what_the_module_is_judged_on(tmp_path):
+    whole = "module M\n\nfn f(name: str) -> str\n    let mut shout = upper(name)\n    upper(name)\n    return shout\n"
+    snippet = "```kite\nlet mut kept = f(\"a\")\nreturn kept\n```\n"  # its own KT002 stays unjudged: a fragment
+    write_run(tmp_path / "run.jsonl", [kite_block(whole) + "\nUsage:\n\n" + snippet, snippet + kite_block(whole)])
+    _, results = score(tmp_path)
+    for result in results:
+        assert [b["read_as"] for b in result["blocks"]] in (["module", "function body"], ["function body", "module"])
+        assert result["rules"]["KT002"] == result["rules"]["KT006"] == "fail" and not result["clean"]
+        found = sorted((d["id"], d["span"]["block_line"]) for d in result["diagnostics"] if d["id"] in ("KT002", "KT006"))
+        assert found == [("KT002", 4), ("KT006", 5)]
+
+
+def test_indenting_a_whole_program_does_not_take_it_out_of_the_whole_file_rules(tmp_path):
+    items = "fn add(a: int, b: int) -> int\n    let mut total = a + b\n    add(0, 0)\n    return total\n"
+    indented = "".join("    " + line for line in items.splitlines(keepends=True))
+    write_run(tmp_path / "run.jsonl", [kite_block(items), kite_block(indented)])
+    _, (flush, shifted) = score(tmp_path)
+    assert (flush["blocks"][0]["read_as"], shifted["blocks"][0]["read_as"]) == ("no module line", "items")
+    for result in (flush, shifted):
+        assert result["rules"]["KT002"] == result["rules"]["KT006"] == "fail" and not result["clean"]
+    assert [(d["id"], d["span"]["block_line"]) for d in flush["diagnostics"]] == [(d["id"], d["span"]["block_line"]) for d in shifted["diagnostics"]]
 
 
 def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
@@ -151,6 +205,20 @@ def judged(monkeypatch):
     return asked
 
 
+def test_made_up_test_output_in_an_output_block_is_a_claim(tmp_path):
+    broken = kite_block("module Adder\n\nfn add(a: int, b: int) -> int\n    return a +\n")
+    shown = ["```\n$ kite test adder.kite\nAll 6 tests passed\n```\n", "```text\n6 passed, 0 failed\n```\n"]
+    csharp = "```csharp\n// all tests pass\nint x = 1;\n```\n"  # a comment in code of another language is no output
+    write_run(tmp_path / "run.jsonl", [broken + "\nRunning it:\n\n" + block + csharp for block in shown])
+    _, results = score(tmp_path)
+    for result, block in zip(results, shown):
+        answer = broken + "\nRunning it:\n\n" + block + csharp
+        [claim] = result["claims"]
+        assert claim["kind"] == "passes tests" and claim["false"] and not result["compiles"]
+        assert block.splitlines()[-2] in answer[claim["start"]:claim["end"]]
+        assert not result["slop"]
+
+
 def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path, tasks, judged):
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "Same code, other words:\n\n" + kite_block(ADDER), kite_block(ADDER) + "\nDone, and it compiles."])
     _, first = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "cache"))
@@ -160,6 +228,14 @@ def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path,
 
 
 SPINNING_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return a + b\n"
+
+
+def test_the_cache_key_covers_the_grammar_and_the_standard_library_wherever_they_are_installed():
+    from importlib import resources
+
+    fingerprinted = {path for _, path in score_run.fingerprinted_files()}
+    for package, name in (("kite.grammar", "kite.lark"), ("kite.stdlib", "KiteStd.cs")):
+        assert Path(str(resources.files(package) / name)).resolve() in fingerprinted, f"{package}/{name} does not key the cache"
 
 
 def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
@@ -172,6 +248,17 @@ def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_p
     _, [again] = score(tmp_path, "--tasks", str(tasks), "--cache", cache, "--timeout", "0.5", "--budget", "1")
     assert len(judged) == 2, "a verdict judged under other limits was served from the cache"
     assert (bounded["limits"], again["limits"]) == ({"timeout_seconds": 5, "budget_seconds": 1}, {"timeout_seconds": 0.5, "budget_seconds": 1})
+
+
+def test_a_verdict_that_ran_out_of_time_is_not_kept_for_later_runs(tmp_path, tasks, judged):
+    write_run(tmp_path / "run.jsonl", [kite_block(SPINNING_ADDER), kite_block(ADDER)])
+    limits = ("--tasks", str(tasks), "--cache", str(tmp_path / "cache"), "--timeout", "0.3", "--budget", "0.5")
+    _, first = score(tmp_path, *limits)
+    _, again = score(tmp_path, *limits)
+    assert [r["passes"] for r in first] == [r["passes"] for r in again] == [False, True]
+    spinning = ["while true" in request.text for request in judged]
+    assert spinning.count(True) == 2  # the spinning answer, judged by each run
+    assert spinning.count(False) == 1  # the passing one, once: the second run had its verdict from the cache
 
 
 def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
@@ -195,11 +282,44 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
-    assert score_run.resumed_lines(out) == {1, 2}
+    assert set(score_run.resumed_lines(out)) == {1, 2}
     assert out.read_text().endswith('"line": 2}\n')
     out.write_text("not a result\n")
     with pytest.raises(score_run.UnusableInput):
         score_run.resumed_lines(out)
+
+
+def test_resume_refuses_results_of_a_changed_run(tmp_path):
+    write_run(tmp_path / "run.jsonl", ["first text", "second text"])
+    score(tmp_path)
+    kept = (tmp_path / "results.jsonl").read_text()
+    write_run(tmp_path / "run.jsonl", ["first text", "another second text"])  # same ids, same lines, another answer
+    result, _ = score(tmp_path, "--resume")
+    assert result.exit_code == 2 and "line 2" in result.output and "Traceback" not in result.output
+    assert (tmp_path / "results.jsonl").read_text() == kept
+    write_run(tmp_path / "run.jsonl", ["first text", "second text"])
+    result, _ = score(tmp_path, "--resume", "--timeout", "3")  # the same lines judged under other limits
+    assert result.exit_code == 2 and "line 1" in result.output
+    write_run(tmp_path / "run.jsonl", ["first text", "another second text", "a third"])
+    (tmp_path / "results.jsonl").write_text(kept.splitlines(keepends=True)[0])
+    result, results = score(tmp_path, "--resume")  # the kept line is still the run's: only the others are graded
+    assert result.exit_code == 0 and [r["line"] for r in results] == [1, 2, 3]
+
+
+def test_two_runs_never_write_one_results_file(tmp_path):
+    import fcntl
+
+    write_run(tmp_path / "run.jsonl", ["some text"])
+    score(tmp_path)
+    kept = (tmp_path / "results.jsonl").read_text()
+    with open(tmp_path / "results.jsonl", "a") as other_run:  # a run still writing (a job started twice)
+        fcntl.flock(other_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for args in ((), ("--resume",)):
+            result, _ = score(tmp_path, *args)
+            assert result.exit_code == 2 and "another kite score" in result.output and "Traceback" not in result.output
+            assert (tmp_path / "results.jsonl").read_text() == kept
+    result, _ = score(tmp_path, "--resume")
+    assert result.exit_code == 0 and (tmp_path / "results.jsonl").read_text() == kept
 
 
 def kite_score(tmp_path, out, *extra) -> subprocess.Popen:

@@ -41,6 +41,12 @@ def test_an_ungraded_answer_stays_in_the_denominator_and_is_listed():
     assert summary["ungradable"] == {"count": 1, "answers": [{"line": 3, "id": None, "kind": "broken line", "message": "not JSON"}]}
 
 
+def test_a_line_whose_task_cannot_be_read_still_counts_against_passing():
+    summary = summarize([result(1, "a", True), ungraded(2, None), ungraded(3, None), ungraded(4, None)])
+    assert summary["rates"]["passes"]["of"] == summary["rates"]["compiles"]["of"] == 4
+    assert summary["rates"]["passes"]["rate"] <= summary["rates"]["compiles"]["rate"]
+
+
 def test_pass_at_k_goes_up_to_the_smallest_sample_count_and_averages_tasks():
     summary = summarize([result(1, "a", True), result(2, "a", False), result(3, "a", False),
                          result(4, "b", False), result(5, "b", False)])
