@@ -27,10 +27,10 @@ import subprocess
 import sys
 import threading
 import time
-from importlib import resources
 from pathlib import Path
 
 from kite import __version__
+from kite.own_files import own_files
 
 IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", 900))
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
@@ -41,11 +41,9 @@ SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats
 
 
 def server_key() -> str:
-    """Kite's and the toolchain's versions, and kite's own files (an editable install changes without a version)."""
+    """Kite's and Python's versions, and kite's own files (code, grammar, stdlib, pinned packages, rule tables)."""
     digest = hashlib.sha256(f"{__version__}\n{sys.version}\n{sys.executable}\n".encode())
-    digest.update(resources.files("kite.dotnet").joinpath("packages.lock.json").read_bytes())
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")) + sorted(package.parent.joinpath("cli").rglob("*.py")):
+    for _, path in own_files():
         stat = path.stat()
         digest.update(f"{path}:{stat.st_mtime_ns}:{stat.st_size}\n".encode())
     return digest.hexdigest()[:16]

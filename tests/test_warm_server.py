@@ -202,3 +202,27 @@ def test_a_hung_server_is_killed_and_the_command_runs_in_process(own_cache):
         assert hung.wait(timeout=60) == -signal.SIGKILL  # the hung server was ended, not left holding the socket
     finally:
         hung.kill()
+
+
+def test_every_file_a_verdict_depends_on_keys_the_server():
+    from importlib import resources
+
+    from kite import warm_server
+    from kite.own_files import own_files
+
+    keyed = {path for _, path in own_files()}
+    for package, name in (("kite.grammar", "kite.lark"), ("kite.stdlib", "KiteStd.cs"), ("kite.dotnet", "KiteSandbox.cs"),
+                          ("kite.dotnet", "allowlist.toml"), ("kite.dotnet", "packages.lock.json"), ("kite.cli", "entry.py")):
+        assert Path(str(resources.files(package) / name)).resolve() in keyed, f"{package}/{name} does not key the server"
+    assert warm_server.own_files is own_files  # and the server's key is made of exactly these
+
+
+def test_a_changed_file_gets_another_server(tmp_path, monkeypatch):
+    from kite import warm_server
+
+    grammar = tmp_path / "kite.lark"
+    grammar.write_text("start: NAME\n")
+    monkeypatch.setattr(warm_server, "own_files", lambda: [("kite.grammar/kite.lark", grammar)])
+    before = warm_server.server_key()
+    grammar.write_text("start: NAME NAME\n")
+    assert warm_server.server_key() != before

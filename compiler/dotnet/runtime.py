@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import json
+import subprocess
 from dataclasses import dataclass
 
 from kite.atomic import write_atomically
-from kite.dotnet.packages import DotnetPackages, restore
+from kite.dotnet.packages import DotnetPackages, dotnet_executable, restore
 from kite.errors import ToolchainError
 
 DOTNET_MAJOR = 10
@@ -25,6 +26,12 @@ def write_runtime_config(path) -> None:
     """The runtimeconfig of every .NET process kite starts or writes: kite itself, built programs, the test host.
     The sandboxed test host reads it under a uid of its own."""
     write_atomically(path, json.dumps(RUNTIME_CONFIG, indent=1).encode(), 0o644)
+
+
+def installed_runtimes() -> str:
+    """`dotnet --list-runtimes`: what kite and the programs it runs may roll forward to (LatestMinor), so what a kept
+    verdict depends on beside the pinned packages."""
+    return subprocess.run([dotnet_executable(), "--list-runtimes"], capture_output=True, text=True, timeout=60).stdout
 
 
 @dataclass(frozen=True, eq=False)  # one per process: identity is its hash (per-process caches key on it)

@@ -16,11 +16,11 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
+from kite.own_files import own_files
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring import formats
 from kite.scoring.grading import SCHEMA_VERSION, CodeRequest, Prepared, assemble, judge, prepare, ungradable
@@ -265,33 +265,13 @@ def first_done(executor, futures):
 # ---- the run
 
 
-# Packages whose files a verdict depends on and that an install may put beside kite's folder rather than in it
-# (pyproject's package-dir: an editable install reads grammar/ and stdlib/ from the checkout's top level).
-DATA_PACKAGES = ("kite.grammar", "kite.stdlib")
-
-
-def fingerprinted_files() -> list[tuple[str, Path]]:
-    """(name, path) of every file of the kite package: code, grammar, stdlib, pinned .NET packages, analyzer table."""
-    import kite
-
-    roots = [("kite", Path(kite.__file__).resolve().parent)]
-    roots += [(package, Path(str(resources.files(package))).resolve()) for package in DATA_PACKAGES]
-    seen, files = set(), []
-    for package, root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in {".py", ".lark", ".cs", ".toml", ".json", ".csproj", ".txt"} \
-                    and "__pycache__" not in path.parts and path not in seen:
-                seen.add(path)
-                files.append((f"{package}/{path.relative_to(root)}", path))
-    return files
-
-
 def toolchain_fingerprint() -> str:
-    """What a cached verdict depends on besides its request: every file of the kite package."""
+    """What a cached verdict depends on besides its request: every file of kite's, and the .NET runtimes installed."""
     import kite
+    from kite.dotnet.runtime import installed_runtimes
 
-    digest = hashlib.sha256(kite.__version__.encode())
-    for name, path in fingerprinted_files():
+    digest = hashlib.sha256(kite.__version__.encode() + b"\0" + installed_runtimes().encode())
+    for name, path in own_files():
         digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

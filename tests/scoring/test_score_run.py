@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kite
+from kite.own_files import own_files
 from kite.scoring import run as score_run
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
@@ -233,9 +234,18 @@ SPINNING_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\
 def test_the_cache_key_covers_the_grammar_and_the_standard_library_wherever_they_are_installed():
     from importlib import resources
 
-    fingerprinted = {path for _, path in score_run.fingerprinted_files()}
+    fingerprinted = {path for _, path in own_files()}
     for package, name in (("kite.grammar", "kite.lark"), ("kite.stdlib", "KiteStd.cs")):
         assert Path(str(resources.files(package) / name)).resolve() in fingerprinted, f"{package}/{name} does not key the cache"
+
+
+def test_the_cache_key_covers_the_installed_dotnet_runtimes(monkeypatch):
+    from kite.dotnet import runtime
+
+    monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet]\n")
+    before = score_run.toolchain_fingerprint()
+    monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.13 [/usr/share/dotnet]\n")
+    assert score_run.toolchain_fingerprint() != before
 
 
 def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
