@@ -87,6 +87,15 @@ def test_a_test_file_for_another_module_is_a_clear_error():
     assert result.output == "kite: error: this test file is for module 'NotWords', but " + str(ARTICLE / "words.kite") + " is module 'Words'\n"
 
 
+def test_an_answer_cannot_take_over_a_helper_of_the_hidden_tests():
+    # close_to(int, int) returning true would be the overload the hidden test's int call reaches: a wrong add passed.
+    result, _ = kite_test("takes_over_a_helper.kite", "--tests", "wallet_hidden.test.kite")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == ("takes_over_a_helper.kite(3): error KT015: 'close_to' is also a function of "
+                                             "wallet_hidden.test.kite (line 3): a program and its tests share one module, choose another name")
+    assert result.output.splitlines()[-1] == "0 passed, 1 failed"
+
+
 def test_output_is_capped_and_the_report_says_so():
     import json
 

@@ -163,11 +163,6 @@ def judge_kite(session, request: CodeRequest) -> dict:
             verdict["tampered"] = report.tampered
             verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
         module = read_syntax(program).module
-        if not verdict["reason"] and (shared := functions_the_tests_declare(module, tests)):
-            # C# would take the answer's function as an overload of the hidden tests' helper, and a more specific
-            # one is what their calls reach: `fn close_to(got: int, want: int) -> bool` returning true passes them.
-            verdict["reason"] = (f"the answer declares {', '.join(shared)}, which the hidden tests declare too: their calls "
-                                 f"could reach the answer's")
     else:
         analysis = session.analyze(Unit(program), "all")
         check, module = analysis.result, analysis.modules[0]
@@ -176,18 +171,6 @@ def judge_kite(session, request: CodeRequest) -> dict:
     verdict["skipped"] = list(check.skipped)
     verdict["applies"] = {rule.RULE.id: module is not None and bool(rule.applies(module)) for rule in ALL_RULES}
     return verdict
-
-
-def functions_the_tests_declare(module, tests) -> list[str]:
-    from kite.syntax import nodes
-    from kite.syntax.frontend import read_syntax
-
-    if module is None:
-        return []
-    declared = {item.name for item in module.items if isinstance(item, nodes.FnDecl)}
-    helpers = {item.name for test in tests if (parsed := read_syntax(test).module) is not None
-               for item in parsed.items if isinstance(item, nodes.FnDecl)}
-    return sorted(declared & helpers)
 
 
 def outcome_json(outcome) -> dict:

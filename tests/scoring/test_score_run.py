@@ -67,7 +67,8 @@ def test_an_answer_cannot_overload_a_helper_of_the_hidden_tests(tmp_path):
     hijack = "module Adder\n\nfn close_to(got: int, want: int) -> bool\n    return true\n\nfn add(a: int, b: int) -> int\n    return 0\n"
     write_run(tmp_path / "run.jsonl", [kite_block(hijack), kite_block(ADDER)])
     _, (hijacked, honest) = score(tmp_path, "--tasks", str(tmp_path / "tasks"))
-    assert hijacked["passes"] is False and any("close_to" in reason for reason in hijacked["reasons"])
+    assert hijacked["passes"] is False and hijacked["compiles"] is False
+    assert [(d["id"], d["line"]) for d in hijacked["diagnostics"]] == [("KT015", 3)] and "close_to" in hijacked["diagnostics"][0]["message"]
     assert honest["passes"] is True and honest["reasons"] == []
 
 
