@@ -453,12 +453,12 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
 
 
 def _split_spec(hole: str) -> tuple[str, str | None]:
-    """`price:F2` -> ("price", "F2"): the first ':' outside brackets and strings starts a format spec."""
+    """`price:F2` -> ("price", "F2"): the first ':' outside brackets, strings and chars starts a format spec."""
     depth, index = 0, 0
     while index < len(hole):
         char = hole[index]
-        if char == '"':
-            index = quoted_end(hole, index, '"')
+        if char in "\"'":
+            index = quoted_end(hole, index, char)
             continue
         if char in "([":
             depth += 1
