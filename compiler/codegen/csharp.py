@@ -376,6 +376,8 @@ class _Writer:
 
     def condition(self, e, frozen: set[str] = frozenset()):
         """C# text, and the names narrowed when it is true / when it is false."""
+        if isinstance(e, n.Binary) and e.op in ("==", "!=") and _is_none(e.left) and _is_none(e.right):
+            return ("true" if e.op == "==" else "false"), {}, {}  # C# has no `null is null`
         if isinstance(e, n.Binary) and e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right)):
             subject = e.right if _is_none(e.left) else e.left
             pattern = "{}" if e.op == "!=" else "not {}"
