@@ -161,6 +161,7 @@ class _Writer:
         self.indent = 0
         # Kite name -> C# name of every local in scope, innermost last; narrowing maps a name to its pattern variable.
         self.scopes: list[dict[str, str]] = [{}]
+        self.narrowings: set[str] = set()  # the pattern variables none-tests introduced
         self.fresh_numbers = itertools.count(1)
         self.function_locals: set[str] = set()  # Kite names the current function or test has declared so far
         self.returns_value = False
@@ -381,12 +382,16 @@ class _Writer:
         if isinstance(e, n.Binary) and e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right)):
             subject = e.right if _is_none(e.left) else e.left
             pattern = "{}" if e.op == "!=" else "not {}"
+            # A name narrowed already is tested as declared: C# refuses `is null` on the int a narrowed int? became.
+            tested = self.unnarrowed(subject.name) if isinstance(subject, n.Name) else None
+            tested = tested if tested is not None else self.expr(subject)
             if isinstance(subject, n.Name) and subject.name not in frozen and not _is_none(subject):
                 new = generated_name(subject.name, next(self.fresh_numbers))
+                self.narrowings.add(new)
                 narrowed = {subject.name: new}
-                text = f"{self.expr(subject)} is {pattern} {new}"
+                text = f"{tested} is {pattern} {new}"
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
-            return f"({self.expr(subject)} is {'not null' if e.op == '!=' else 'null'})", {}, {}
+            return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
             left, left_true, left_false = self.condition(e.left, frozen)
             carried = left_true if e.op == "and" else left_false
@@ -415,6 +420,16 @@ class _Writer:
             if name in scope:
                 return scope[name]
         return None
+
+    def unnarrowed(self, name: str) -> str | None:
+        """The local `name` as declared, under any narrowing of it; None when it is no narrowed local."""
+        spellings = [scope[name] for scope in reversed(self.scopes) if name in scope]
+        if not spellings or spellings[0] not in self.narrowings:
+            return None
+        declared = [spelled for spelled in spellings if spelled not in self.narrowings]
+        if declared:
+            return declared[0]
+        return self.module_member(name) if name in self.own_constants or name in self.symbols.constant_types else identifier(name)
 
     def module_member(self, name: str) -> str:
         """A constant or function of the module; qualified where a local of the same name could hide it."""
