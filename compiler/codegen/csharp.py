@@ -113,7 +113,7 @@ def assigned_names(body) -> set[str]:
 
 
 def _unchanged(narrowed: dict[str, str], statements) -> dict[str, str]:
-    """The narrowings still true in these statements: those of names they never assign."""
+    """The narrowings still true after these statements: those of names they never assign."""
     changed = assigned_names(statements)
     return {name: new for name, new in narrowed.items() if name not in changed}
 
@@ -296,14 +296,21 @@ class _Writer:
         self.emit("{")
         self.indent += 1
         self.scopes.append(dict(bindings or {}))
-        for position, statement in enumerate(statements):
-            self.statement(statement, statements[position + 1:])
+        for statement in statements:
+            # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
+            changed = [name for name in assigned_names([statement]) if self.scopes[-1].get(name) in self.narrowings]
+            assigns = isinstance(statement, n.Assign)
+            for name in changed if not assigns else ():
+                del self.scopes[-1][name]
+            self.statement(statement)
+            for name in changed if assigns else ():
+                del self.scopes[-1][name]
         self.scopes.pop()
         self.indent -= 1
         self.hidden()
         self.emit("}")
 
-    def statement(self, s, rest) -> None:
+    def statement(self, s) -> None:
         self.at(s)
         if isinstance(s, n.Let):
             value = self.expr(s.value, typed=s.type is not None)
@@ -311,7 +318,8 @@ class _Writer:
             self.emit(f"{csharp_type(s.type) if s.type else 'var'} {spelled} = {value};")
             self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
-            self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
+            target = self.unnarrowed(s.target.name) if isinstance(s.target, n.Name) else None
+            self.emit(f"{target or self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
             if _does_nothing(s.expr):
                 return  # KT006 reports it; C# could not even type a bare `none` or `[]`
@@ -328,10 +336,9 @@ class _Writer:
         elif isinstance(s, n.Expect):
             self.expect(s)
         elif isinstance(s, n.If):
-            self.if_statement(s, rest)
+            self.if_statement(s)
         elif isinstance(s, n.While):
-            frozen = assigned_names(s.body)
-            condition, when_true, _ = self.condition(s.condition, frozen)
+            condition, when_true, _ = self.condition(s.condition)
             self.emit(f"while ({condition})")
             self.body(s.body, when_true)
         elif isinstance(s, n.For):
@@ -341,29 +348,28 @@ class _Writer:
         else:
             raise TypeError(f"the code generator does not know the statement {type(s).__name__}")
 
-    def if_statement(self, s: n.If, rest) -> None:
+    def if_statement(self, s: n.If) -> None:
         """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
         A branch after branches that all exit is written as an `if` of its own (the same meaning), so its pattern
         variable lives on in the enclosing block: where it exits too, the rest of the block stays narrowed."""
         known_false: dict[str, str] = {}  # narrowed because every condition so far was false
         chained = False  # an earlier branch can fall through: the later ones must be else-ifs of it
         for position, (condition, body) in enumerate(s.branches):
-            frozen = assigned_names(body) | assigned_names(s.orelse or ())
             if position:
                 self.at(condition)
             self.scopes.append(dict(known_false))
-            text, when_true, when_false = self.condition(condition, frozen)
+            text, when_true, when_false = self.condition(condition)
             self.scopes.pop()
             self.emit(f"{'else if' if chained else 'if'} ({text})")
-            self.body(body, _unchanged({**known_false, **when_true}, body))
+            self.body(body, {**known_false, **when_true})
             known_false.update(when_false)
             chained = chained or not always_exits(body)
-            if not chained:
-                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ()) + list(rest)
+            if not chained:  # the rest of the block drops a narrowing where it assigns the name (body())
+                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ())
                 self.scopes[-1].update(_unchanged(known_false, later))
         if s.orelse is not None:
             self.emit("else")
-            self.body(s.orelse, _unchanged(known_false, s.orelse))
+            self.body(s.orelse, known_false)
 
     def expect(self, s: n.Expect) -> None:
         source = string_literal(s.source)
@@ -375,7 +381,7 @@ class _Writer:
 
     # ---- conditions: where narrowing happens
 
-    def condition(self, e, frozen: set[str] = frozenset()):
+    def condition(self, e):
         """C# text, and the names narrowed when it is true / when it is false."""
         if isinstance(e, n.Binary) and e.op in ("==", "!=") and _is_none(e.left) and _is_none(e.right):
             return ("true" if e.op == "==" else "false"), {}, {}  # C# has no `null is null`
@@ -385,7 +391,7 @@ class _Writer:
             # A name narrowed already is tested as declared: C# refuses `is null` on the int a narrowed int? became.
             tested = self.unnarrowed(subject.name) if isinstance(subject, n.Name) else None
             tested = tested if tested is not None else self.expr(subject)
-            if isinstance(subject, n.Name) and subject.name not in frozen and not _is_none(subject):
+            if isinstance(subject, n.Name) and not _is_none(subject):
                 new = generated_name(subject.name, next(self.fresh_numbers))
                 self.narrowings.add(new)
                 narrowed = {subject.name: new}
@@ -393,16 +399,16 @@ class _Writer:
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
             return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
-            left, left_true, left_false = self.condition(e.left, frozen)
+            left, left_true, left_false = self.condition(e.left)
             carried = left_true if e.op == "and" else left_false
             self.scopes.append(carried)
-            right, right_true, right_false = self.condition(e.right, frozen)
+            right, right_true, right_false = self.condition(e.right)
             self.scopes.pop()
             if e.op == "and":
                 return f"({left} && {right})", {**left_true, **right_true}, {}
             return f"({left} || {right})", {}, {**left_false, **right_false}
         if isinstance(e, n.Unary) and e.op == "not":
-            text, when_true, when_false = self.condition(e.operand, frozen)
+            text, when_true, when_false = self.condition(e.operand)
             return f"(!{text})", when_false, when_true
         return self.expr(e), {}, {}
 
