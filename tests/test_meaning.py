@@ -134,3 +134,15 @@ def test_a_narrowing_ends_where_a_later_branch_assigns_the_name(session, tmp_pat
     (tmp_path / "stale.kite").write_text(program, encoding="utf-8")
     [unit] = [found.read() for found in find_units([str(tmp_path / "stale.kite")])]
     assert [(d.line, d.id) for d in session.check(unit).diagnostics] == [(12, "CS0266")]
+
+
+def test_sorting_what_has_no_order_is_a_compile_error_as_for_min_and_max(session, tmp_path):
+    """sorted() of records or of lists compiled and then crashed the program; min() of them never compiled."""
+    program = (
+        "module Unordered\n\ntype P\n    x: int\n\nfn main()\n    print(sorted([P(2), P(1)]))\n"
+        "    print(sorted([[2], [1]]))\n    let by_point = map<P, int>()\n    print(sorted(by_point))\n"
+    )
+    (tmp_path / "unordered.kite").write_text(program, encoding="utf-8")
+    [unit] = [found.read() for found in find_units([str(tmp_path / "unordered.kite")])]
+    errors = [(d.line, d.severity) for d in session.check(unit).diagnostics]
+    assert errors == [(7, Severity.ERROR), (8, Severity.ERROR), (10, Severity.ERROR)]
