@@ -298,7 +298,8 @@ class _Writer:
         self.scopes.append(dict(bindings or {}))
         for statement in statements:
             # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
-            changed = [name for name in assigned_names([statement]) if self.scopes[-1].get(name) in self.narrowings]
+            assigned = assigned_names([statement])
+            changed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings and key.split(".")[0] in assigned]
             assigns = isinstance(statement, n.Assign)
             for name in changed if not assigns else ():
                 del self.scopes[-1][name]
@@ -389,12 +390,14 @@ class _Writer:
             subject = e.right if _is_none(e.left) else e.left
             pattern = "{}" if e.op == "!=" else "not {}"
             # A name narrowed already is tested as declared: C# refuses `is null` on the int a narrowed int? became.
+            path = self.field_path(subject)
             tested = self.unnarrowed(subject.name) if isinstance(subject, n.Name) else None
-            tested = tested if tested is not None else self.expr(subject)
-            if isinstance(subject, n.Name) and not _is_none(subject):
+            if tested is None:
+                tested = self.member(subject) if path is not None else self.expr(subject)
+            if (isinstance(subject, n.Name) and not _is_none(subject)) or path is not None:
                 new = generated_name(subject.name, next(self.fresh_numbers))
                 self.narrowings.add(new)
-                narrowed = {subject.name: new}
+                narrowed = {path or subject.name: new}
                 text = f"{tested} is {pattern} {new}"
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
             return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
@@ -425,6 +428,33 @@ class _Writer:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        return None
+
+    def member(self, e: n.Member) -> str:
+        return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
+
+    def field_path(self, e) -> str | None:
+        """`order.item.price` when it reads fields of the program's records from a local name, which nothing can
+        change but assigning that name: a none-test narrows it as it narrows a name. None for anything else."""
+        names: list[str] = []
+        while isinstance(e, n.Member) and e.name in self.symbols.members:
+            names.append(e.name)
+            e = e.target
+        if not names or not isinstance(e, n.Name) or self.local(e.name) is None:
+            return None
+        return ".".join([e.name, *reversed(names)])
+
+    def narrowed_path(self, e: n.Member) -> str | None:
+        """The pattern variable of a narrowed field path, unless a later binding (a lambda parameter) hides its root."""
+        path = self.field_path(e)
+        if path is None:
+            return None
+        root = path.split(".")[0]
+        for scope in reversed(self.scopes):
+            if path in scope:
+                return scope[path]
+            if root in scope and scope[root] not in self.narrowings:
+                return None
         return None
 
     def unnarrowed(self, name: str) -> str | None:
@@ -498,7 +528,7 @@ class _Writer:
         if isinstance(e, n.Index):
             return f"{self.expr(e.target, leading=True)}[{self.expr(e.index)}]"
         if isinstance(e, n.Member):
-            return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
+            return self.narrowed_path(e) or self.member(e)
         if isinstance(e, n.Lambda):
             params = ", ".join(f"{csharp_type(p.type)} {identifier(p.name)}" if p.type else identifier(p.name) for p in e.params)
             self.scopes.append({p.name: identifier(p.name) for p in e.params})
