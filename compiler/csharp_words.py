@@ -1,4 +1,4 @@
-"""C# messages that would name what the generator wrote (Runtime.List<T>, Std.sorted<T>) or speak only C#,
+"""C# messages that would name what the generator wrote (Runtime.List<T>, Std.sorted<T>, a local `step__1`) or speak only C#,
 said in Kite's words. The id stays the compiler's: only the message is the user's language."""
 
 from __future__ import annotations
@@ -18,10 +18,27 @@ RUNTIME_WORDS = {
     "Eq": f"cannot compare these two values: their types differ, or one has no type ({UNTYPED_EMPTY})",
     "Contains": f"cannot tell what 'in' looks for: the value and the collection's elements differ in type ({UNTYPED_EMPTY})",
 }
+# The suffix the generator puts on a name (compiler/codegen/types.py, csharp.py): `step__1` for a name declared again
+# after its block ended or a narrowed name, `a__b__u` for a program's name that looks generated, `Size__f`, `shop__m`.
+SPELLED_NAME = re.compile(r"\b\w*__\w*\b")
+GENERATED_SUFFIX = re.compile(r"(?:__u__f|__u|__f|__m|__\d+)$")
+UNDERSCORES_ONLY = re.compile(r"v(_+)")  # identifier() spells `_` as `v___u`
 LAMBDA_UNTYPED = "cannot tell this lambda's type: give each parameter a type, and give it a result with a type (none alone has none)"
 
 
+def kite_names(message: str) -> str:
+    """The message with each name the generator spelled for a program's name said as the program wrote it."""
+    def unspelled(match: re.Match) -> str:
+        stem = GENERATED_SUFFIX.sub("", match.group())
+        if stem == match.group():
+            return stem
+        underscores = UNDERSCORES_ONLY.fullmatch(stem)
+        return underscores.group(1) if underscores else stem
+    return SPELLED_NAME.sub(unspelled, message)
+
+
 def in_kite_words(d: Diagnostic) -> Diagnostic:
+    d = dataclasses.replace(d, message=kite_names(d.message)) if "__" in d.message else d
     if d.id == "CS0411":
         helper = HELPER.search(d.message)
         if helper is None:

@@ -55,14 +55,15 @@ namespace Kite
         public static List<int> range(int start, int stop) =>
             stop <= start ? new List<int>() : Enumerable.Range(start, stop - start).ToList();
 
-        public static List<T> sorted<T>(IEnumerable<T> items)
+        // Orderable items only, as min and max: sorting records or lists is a compile error, never a crash at run time.
+        public static List<T> sorted<T>(IEnumerable<T> items) where T : IComparable
         {
             var copy = items.ToList();
             copy.Sort(Runtime.Order<T>());
             return copy;
         }
 
-        public static List<K> sorted<K, V>(Dictionary<K, V> table) where K : notnull => sorted(table.Keys);
+        public static List<K> sorted<K, V>(Dictionary<K, V> table) where K : IComparable => sorted(table.Keys);
 
         public static List<T> reversed<T>(IEnumerable<T> items)
         {

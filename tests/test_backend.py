@@ -163,3 +163,21 @@ def test_what_c_sharp_cannot_type_is_said_in_kite_words_never_naming_a_generated
         assert message.startswith("cannot tell") or message.startswith("cannot compare"), message
         assert not any(word in message for word in ("Runtime", "Std.", "<T>", "delegate", "inferred")), message
     assert "sorted()" in said[2][3] and "max()" in said[3][3] and "for loop" in said[0][3]
+
+
+SPELLED = (
+    "module Spelled\n\nfn f(xs: list<int>) -> int\n    for x in xs\n        let step = x\n        print(step)\n"
+    "    let step = 2\n    let a__b = 3\n    let _ = 4\n    return 0\n"
+)
+
+
+def test_a_c_sharp_message_names_a_local_as_the_program_wrote_it_never_as_the_generator_spelled_it(checker, tmp_path):
+    """`step` declared again after its block is `step__1` in the C#, `a__b` is `a__b__u`, `_` is `v___u`."""
+    (tmp_path / "spelled.kite").write_text(SPELLED, encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(tmp_path / "spelled.kite")])]
+    said = [(d.line, d.id, d.message) for d in checker.check(unit).diagnostics if d.id == "CS0219"]
+    assert said == [
+        (7, "CS0219", "The variable 'step' is assigned but its value is never used"),
+        (8, "CS0219", "The variable 'a__b' is assigned but its value is never used"),
+        (9, "CS0219", "The variable '_' is assigned but its value is never used"),
+    ], said

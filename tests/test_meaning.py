@@ -122,3 +122,27 @@ def test_a_file_name_with_a_quote_a_backslash_and_a_line_separator_keeps_its_com
     result = run_kite(["check", "--format", "json", name], cwd=tmp_path)
     [diagnostic] = json.loads(result.output)["diagnostics"]
     assert (diagnostic["file"], diagnostic["line"], diagnostic["id"]) == (name, 4, "CS0029")
+
+
+def test_a_narrowing_ends_where_a_later_branch_assigns_the_name(session, tmp_path):
+    """`x` is none-tested and the first branch returns, but an elif sets x to none and falls through: x + 1 after
+    the statement is an int? again, never the stale narrowed value."""
+    program = (
+        "module Stale\n\nfn cond() -> bool\n    return true\n\nfn f(v: int?) -> int\n    let mut x = v\n"
+        "    if x == none\n        return 0\n    elif cond()\n        x = none\n    return x + 1\n"
+    )
+    (tmp_path / "stale.kite").write_text(program, encoding="utf-8")
+    [unit] = [found.read() for found in find_units([str(tmp_path / "stale.kite")])]
+    assert [(d.line, d.id) for d in session.check(unit).diagnostics] == [(12, "CS0266")]
+
+
+def test_sorting_what_has_no_order_is_a_compile_error_as_for_min_and_max(session, tmp_path):
+    """sorted() of records or of lists compiled and then crashed the program; min() of them never compiled."""
+    program = (
+        "module Unordered\n\ntype P\n    x: int\n\nfn main()\n    print(sorted([P(2), P(1)]))\n"
+        "    print(sorted([[2], [1]]))\n    let by_point = map<P, int>()\n    print(sorted(by_point))\n"
+    )
+    (tmp_path / "unordered.kite").write_text(program, encoding="utf-8")
+    [unit] = [found.read() for found in find_units([str(tmp_path / "unordered.kite")])]
+    errors = [(d.line, d.severity) for d in session.check(unit).diagnostics]
+    assert errors == [(7, Severity.ERROR), (8, Severity.ERROR), (10, Severity.ERROR)]

@@ -170,6 +170,16 @@ def test_a_test_title_is_its_string_decoded_and_a_multi_line_expect_keeps_its_wh
     assert result.output.splitlines()[0] == 'FAIL title says "hi" \\ ok: expect add3(3, [1][0]) == 5 (left: 4, right: 5)'
 
 
+def test_an_expect_s_source_ends_at_its_comment_never_at_a_hash_inside_an_f_string_hole():
+    text = (
+        'module Hashes\n\ntest "t"\n    expect f"{"#"}2" == "#2"  # a comment\n'
+        '    expect [f"{\'#\'}{"a#b"}",  # more\n        "#"] == []\n'
+    )
+    syntax, _ = kite_layer(decode("t.kite", text.encode()))
+    [test] = syntax.module.items
+    assert [expect.source for expect in test.body] == ['f"{"#"}2" == "#2"', '[f"{\'#\'}{"a#b"}", "#"] == []']
+
+
 def test_two_threads_parse_at_once():
     """`kite lsp` runs Kite's layer while its C# thread runs the front end: the parser must not be shared."""
     import threading

@@ -113,7 +113,7 @@ def assigned_names(body) -> set[str]:
 
 
 def _unchanged(narrowed: dict[str, str], statements) -> dict[str, str]:
-    """The narrowings still true in these statements: those of names they never assign."""
+    """The narrowings still true after these statements: those of names they never assign."""
     changed = assigned_names(statements)
     return {name: new for name, new in narrowed.items() if name not in changed}
 
@@ -161,6 +161,7 @@ class _Writer:
         self.indent = 0
         # Kite name -> C# name of every local in scope, innermost last; narrowing maps a name to its pattern variable.
         self.scopes: list[dict[str, str]] = [{}]
+        self.narrowings: set[str] = set()  # the pattern variables none-tests introduced
         self.fresh_numbers = itertools.count(1)
         self.function_locals: set[str] = set()  # Kite names the current function or test has declared so far
         self.returns_value = False
@@ -295,14 +296,22 @@ class _Writer:
         self.emit("{")
         self.indent += 1
         self.scopes.append(dict(bindings or {}))
-        for position, statement in enumerate(statements):
-            self.statement(statement, statements[position + 1:])
+        for statement in statements:
+            # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
+            assigned = assigned_names([statement])
+            changed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings and key.split(".")[0] in assigned]
+            assigns = isinstance(statement, n.Assign)
+            for name in changed if not assigns else ():
+                del self.scopes[-1][name]
+            self.statement(statement)
+            for name in changed if assigns else ():
+                del self.scopes[-1][name]
         self.scopes.pop()
         self.indent -= 1
         self.hidden()
         self.emit("}")
 
-    def statement(self, s, rest) -> None:
+    def statement(self, s) -> None:
         self.at(s)
         if isinstance(s, n.Let):
             value = self.expr(s.value, typed=s.type is not None)
@@ -310,7 +319,8 @@ class _Writer:
             self.emit(f"{csharp_type(s.type) if s.type else 'var'} {spelled} = {value};")
             self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
-            self.emit(f"{self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
+            target = self.unnarrowed(s.target.name) if isinstance(s.target, n.Name) else None
+            self.emit(f"{target or self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
         elif isinstance(s, n.ExprStmt):
             if _does_nothing(s.expr):
                 return  # KT006 reports it; C# could not even type a bare `none` or `[]`
@@ -327,10 +337,9 @@ class _Writer:
         elif isinstance(s, n.Expect):
             self.expect(s)
         elif isinstance(s, n.If):
-            self.if_statement(s, rest)
+            self.if_statement(s)
         elif isinstance(s, n.While):
-            frozen = assigned_names(s.body)
-            condition, when_true, _ = self.condition(s.condition, frozen)
+            condition, when_true, _ = self.condition(s.condition)
             self.emit(f"while ({condition})")
             self.body(s.body, when_true)
         elif isinstance(s, n.For):
@@ -340,29 +349,28 @@ class _Writer:
         else:
             raise TypeError(f"the code generator does not know the statement {type(s).__name__}")
 
-    def if_statement(self, s: n.If, rest) -> None:
+    def if_statement(self, s: n.If) -> None:
         """A condition's none-test narrows every later branch and the else: C# reaches them only when it was false.
         A branch after branches that all exit is written as an `if` of its own (the same meaning), so its pattern
         variable lives on in the enclosing block: where it exits too, the rest of the block stays narrowed."""
         known_false: dict[str, str] = {}  # narrowed because every condition so far was false
         chained = False  # an earlier branch can fall through: the later ones must be else-ifs of it
         for position, (condition, body) in enumerate(s.branches):
-            frozen = assigned_names(body) | assigned_names(s.orelse or ())
             if position:
                 self.at(condition)
             self.scopes.append(dict(known_false))
-            text, when_true, when_false = self.condition(condition, frozen)
+            text, when_true, when_false = self.condition(condition)
             self.scopes.pop()
             self.emit(f"{'else if' if chained else 'if'} ({text})")
-            self.body(body, _unchanged({**known_false, **when_true}, body))
+            self.body(body, {**known_false, **when_true})
             known_false.update(when_false)
             chained = chained or not always_exits(body)
-            if not chained:
-                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ()) + list(rest)
+            if not chained:  # the rest of the block drops a narrowing where it assigns the name (body())
+                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ())
                 self.scopes[-1].update(_unchanged(known_false, later))
         if s.orelse is not None:
             self.emit("else")
-            self.body(s.orelse, _unchanged(known_false, s.orelse))
+            self.body(s.orelse, known_false)
 
     def expect(self, s: n.Expect) -> None:
         source = string_literal(s.source)
@@ -374,28 +382,36 @@ class _Writer:
 
     # ---- conditions: where narrowing happens
 
-    def condition(self, e, frozen: set[str] = frozenset()):
+    def condition(self, e):
         """C# text, and the names narrowed when it is true / when it is false."""
+        if isinstance(e, n.Binary) and e.op in ("==", "!=") and _is_none(e.left) and _is_none(e.right):
+            return ("true" if e.op == "==" else "false"), {}, {}  # C# has no `null is null`
         if isinstance(e, n.Binary) and e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right)):
             subject = e.right if _is_none(e.left) else e.left
             pattern = "{}" if e.op == "!=" else "not {}"
-            if isinstance(subject, n.Name) and subject.name not in frozen and not _is_none(subject):
+            # A name narrowed already is tested as declared: C# refuses `is null` on the int a narrowed int? became.
+            path = self.field_path(subject)
+            tested = self.unnarrowed(subject.name) if isinstance(subject, n.Name) else None
+            if tested is None:
+                tested = self.member(subject) if path is not None else self.expr(subject)
+            if (isinstance(subject, n.Name) and not _is_none(subject)) or path is not None:
                 new = generated_name(subject.name, next(self.fresh_numbers))
-                narrowed = {subject.name: new}
-                text = f"{self.expr(subject)} is {pattern} {new}"
+                self.narrowings.add(new)
+                narrowed = {path or subject.name: new}
+                text = f"{tested} is {pattern} {new}"
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
-            return f"({self.expr(subject)} is {'not null' if e.op == '!=' else 'null'})", {}, {}
+            return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
-            left, left_true, left_false = self.condition(e.left, frozen)
+            left, left_true, left_false = self.condition(e.left)
             carried = left_true if e.op == "and" else left_false
             self.scopes.append(carried)
-            right, right_true, right_false = self.condition(e.right, frozen)
+            right, right_true, right_false = self.condition(e.right)
             self.scopes.pop()
             if e.op == "and":
                 return f"({left} && {right})", {**left_true, **right_true}, {}
             return f"({left} || {right})", {}, {**left_false, **right_false}
         if isinstance(e, n.Unary) and e.op == "not":
-            text, when_true, when_false = self.condition(e.operand, frozen)
+            text, when_true, when_false = self.condition(e.operand)
             return f"(!{text})", when_false, when_true
         return self.expr(e), {}, {}
 
@@ -413,6 +429,43 @@ class _Writer:
             if name in scope:
                 return scope[name]
         return None
+
+    def member(self, e: n.Member) -> str:
+        return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
+
+    def field_path(self, e) -> str | None:
+        """`order.item.price` when it reads fields of the program's records from a local name, which nothing can
+        change but assigning that name: a none-test narrows it as it narrows a name. None for anything else."""
+        names: list[str] = []
+        while isinstance(e, n.Member) and e.name in self.symbols.members:
+            names.append(e.name)
+            e = e.target
+        if not names or not isinstance(e, n.Name) or self.local(e.name) is None:
+            return None
+        return ".".join([e.name, *reversed(names)])
+
+    def narrowed_path(self, e: n.Member) -> str | None:
+        """The pattern variable of a narrowed field path, unless a later binding (a lambda parameter) hides its root."""
+        path = self.field_path(e)
+        if path is None:
+            return None
+        root = path.split(".")[0]
+        for scope in reversed(self.scopes):
+            if path in scope:
+                return scope[path]
+            if root in scope and scope[root] not in self.narrowings:
+                return None
+        return None
+
+    def unnarrowed(self, name: str) -> str | None:
+        """The local `name` as declared, under any narrowing of it; None when it is no narrowed local."""
+        spellings = [scope[name] for scope in reversed(self.scopes) if name in scope]
+        if not spellings or spellings[0] not in self.narrowings:
+            return None
+        declared = [spelled for spelled in spellings if spelled not in self.narrowings]
+        if declared:
+            return declared[0]
+        return self.module_member(name) if name in self.own_constants or name in self.symbols.constant_types else identifier(name)
 
     def module_member(self, name: str) -> str:
         """A constant or function of the module; qualified where a local of the same name could hide it."""
@@ -475,7 +528,7 @@ class _Writer:
         if isinstance(e, n.Index):
             return f"{self.expr(e.target, leading=True)}[{self.expr(e.index)}]"
         if isinstance(e, n.Member):
-            return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
+            return self.narrowed_path(e) or self.member(e)
         if isinstance(e, n.Lambda):
             params = ", ".join(f"{csharp_type(p.type)} {identifier(p.name)}" if p.type else identifier(p.name) for p in e.params)
             self.scopes.append({p.name: identifier(p.name) for p in e.params})

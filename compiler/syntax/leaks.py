@@ -7,10 +7,11 @@ so that the rest of the file parses and nothing cascades from the leak.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
-from kite.syntax.literals import fstring_end, quoted_end
+from kite.syntax.literals import fstring_end, hole_end, quoted_end
 
 # C# words that are not Kite, and what recovery reads them as ("" drops the word).
 LEAKED_WORDS = {
@@ -108,12 +109,17 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
             out.append(line[index:])
             break
         if char == '"' or (char in "f$" and line.startswith('"', index + 1)):
-            end = quoted_end(line, index, '"') if char == '"' else fstring_end(line, index)
+            if char == '"':
+                end = quoted_end(line, index, '"')
+                out.append(line[index:end])
+                index = end
+                continue
+            end = fstring_end(line, index)
             if char == "$":  # C# interpolation: the same string as a Kite f-string
                 leaks.append(Leak(number, index + 1, '$"', index + 3))
-                out.append("f" + line[index + 1:end])
-            else:
-                out.append(line[index:end])
+            hole_leaks, recovered = _scan_holes(number, line, index + 2, end)
+            leaks.extend(hole_leaks)
+            out.append('f"' + recovered)
             index = end
             continue
         if char == "'":
@@ -179,6 +185,27 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
         if header:
             recovered = f"{indent}for {header.group(1)} in {header.group(2).strip()}"
     return leaks, recovered
+
+
+def _scan_holes(number: int, line: str, start: int, end: int) -> tuple[list[Leak], str]:
+    """The body of the f-string in line[start:end] with the code in its holes scanned and recovered like a line."""
+    leaks: list[Leak] = []
+    out: list[str] = []
+    index = start
+    while index < end:
+        closing = hole_end(line, index) if line[index] == "{" else None
+        if line[index] == "\\":
+            out.append(line[index:index + 2])
+            index += 2
+        elif closing is None:
+            out.append(line[index])
+            index += 1
+        else:
+            found, recovered = scan_line(number, line[index + 1:closing])
+            leaks.extend(dataclasses.replace(leak, column=leak.column + index + 1, end_column=leak.end_column + index + 1) for leak in found)
+            out.append("{" + recovered + "}")
+            index = closing + 1
+    return leaks, "".join(out)
 
 
 def scan(text: str) -> LeakScan:

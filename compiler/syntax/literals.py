@@ -1,8 +1,9 @@
 """Where a string, char or f-string literal ends on a line: one reading for the leak scan, layout and parser.
 
-An f-string hole may hold string literals (`f"{join(names, ", ")}"`), so its quotes do not end the f-string.
-This reads exactly what grammar/kite.lark's FSTRING reads: a hole is `{`, then strings or anything but
-`"`, `{`, `}`, then `}`; a brace that opens no such hole is text (the parser reports it).
+An f-string hole may hold string and char literals (`f"{join(names, ", ")}"`, `f"{'{'}"`), so their quotes and
+braces do not end the f-string or the hole. This reads exactly what grammar/kite.lark's FSTRING reads: a hole is
+`{`, then string or char literals or anything but `"`, `'`, `{`, `}`, then `}`; a brace that opens no such hole is
+text (the parser reports it).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def hole_end(text: str, start: int) -> int | None:
     index = start + 1
     while index < len(text):
         char = text[index]
-        if char == '"':
-            index = quoted_end(text, index, '"')  # one never closed runs to the end: no hole
+        if char in "\"'":
+            index = quoted_end(text, index, char)  # one never closed runs to the end: no hole
         elif char in "{\n":
             return None
         elif char == "}":

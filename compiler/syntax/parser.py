@@ -14,7 +14,7 @@ from lark.indenter import Indenter
 from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
-from kite.syntax.layout import bracket_delta
+from kite.syntax.layout import bracket_delta, code_only
 from kite.syntax.literals import hole_end, quoted_end
 
 # Deeper nesting than this is refused with KT000: the analyzer and code generator walk
@@ -378,14 +378,9 @@ class KiteTransformer(Transformer_NonRecursive):
 # `lambda` is a Python keyword, so the grammar's rule is dispatched by name here.
 setattr(KiteTransformer, "lambda", KiteTransformer.lambda_)
 
-CODE_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')
-
-
 def _without_comment(line: str) -> str:
-    for match in CODE_OR_COMMENT.finditer(line):
-        if match.group() == "#":
-            return line[: match.start()].strip()
-    return line.strip()
+    """The line up to its comment: code_only keeps columns, so its length is where the comment starts."""
+    return line[: len(code_only(line, keep_columns=True))].strip()
 
 
 def _expect_source(text: str, start: int) -> str:
@@ -453,12 +448,12 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
 
 
 def _split_spec(hole: str) -> tuple[str, str | None]:
-    """`price:F2` -> ("price", "F2"): the first ':' outside brackets and strings starts a format spec."""
+    """`price:F2` -> ("price", "F2"): the first ':' outside brackets, strings and chars starts a format spec."""
     depth, index = 0, 0
     while index < len(hole):
         char = hole[index]
-        if char == '"':
-            index = quoted_end(hole, index, '"')
+        if char in "\"'":
+            index = quoted_end(hole, index, char)
             continue
         if char in "([":
             depth += 1
