@@ -318,7 +318,9 @@
     if (!visible.length) return;
     const index = selected ? visible.indexOf(selected) : -1;
     const next = index < 0 ? (direction > 0 ? 0 : visible.length - 1) : Math.max(0, Math.min(visible.length - 1, index + direction));
-    location.hash = "#answer-" + visible[next].line;
+    // Shown now, not on hashchange (which comes later): a second key pressed before it would step from the old answer.
+    history.pushState(null, "", "#answer-" + visible[next].line);
+    openFromHash();
   }
 
   renderSummary();
