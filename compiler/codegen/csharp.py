@@ -298,8 +298,9 @@ class _Writer:
         self.scopes.append(dict(bindings or {}))
         for statement in statements:
             # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
-            assigned = assigned_names([statement])
-            changed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings and key.split(".")[0] in assigned]
+            narrowed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings]
+            assigned = assigned_names([statement]) if narrowed else set()
+            changed = [key for key in narrowed if key.split(".")[0] in assigned]
             assigns = isinstance(statement, n.Assign)
             for name in changed if not assigns else ():
                 del self.scopes[-1][name]

@@ -135,15 +135,15 @@ class Reader:
     def __init__(self, options: ScoreOptions):
         self.options = options
         self.tasks = TaskFolder(options.tasks) if options.tasks else None
+        tasks = None
         if self.tasks is not None:
             named = task_ids_named(options)
             missing = sorted(task_id for task_id in named if not self.tasks.exists(task_id))
             if missing:
                 shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                 raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
-            for task_id in sorted(named):  # a task folder without tests, or with a broken task.toml, stops the run before it starts
-                self.tasks.task(task_id)
-        tasks = [self.tasks.task(task_id) for task_id in sorted(named)] if self.tasks is not None else None
+            # a task folder without tests, or with a broken task.toml, stops the run before it starts
+            tasks = [self.tasks.task(task_id) for task_id in sorted(named)]
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
         self.grading = json.dumps([options.field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
@@ -331,8 +331,6 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
     return done
 
 
-
-
 def locked_results(out: Path):
     """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
     interleave their lines and the summary would count answers twice."""
@@ -358,7 +356,8 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         total = 0
         for number, raw in run_lines(options.run):
             total += 1
-            if done.get(number) not in (None, reader.digest(raw)):  # checked before any grading: nothing is appended to a wrong file
+            kept = done.get(number)  # None: not graded yet, or graded by a kite that wrote no digest
+            if kept is not None and kept != reader.digest(raw):  # checked before any grading: nothing is appended to a wrong file
                 raise UnusableInput(f"{out}: the result of line {number} grades another line, options or hidden tests than this run has: "
                                     f"cannot resume with a changed run (score it into a new --out)")
         # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.

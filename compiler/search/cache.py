@@ -14,11 +14,11 @@ import hashlib
 import io
 import pickle
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import kite
 from kite.atomic import write_atomically
+from kite.own_files import own_files
 from kite.source import SourceFile
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
@@ -47,14 +47,16 @@ def parse(source: SourceFile) -> Parsed:
     return Parsed(None, syntax.parsed_lines, f"line {first.line}: {first.message}" if first is not None else "")
 
 
+PARSE_FILES = ("kite.grammar/", "kite/syntax/")  # of kite's own files, those that make a parse
+
+
 @functools.cache
 def toolchain_fingerprint() -> bytes:
-    """Kite's version and the source of everything that makes a parse."""
+    """Kite's version and the source of everything that makes a parse (other changes to kite keep the cache)."""
     digest = hashlib.sha256(kite.__version__.encode())
-    for folder, suffix in ((resources.files("kite.grammar"), ".lark"), (resources.files("kite.syntax"), ".py")):
-        for file in sorted(folder.iterdir(), key=lambda file: file.name):
-            if file.name.endswith(suffix):
-                digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    for name, path in own_files():
+        if name.startswith(PARSE_FILES):
+            digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 
