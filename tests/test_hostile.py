@@ -127,3 +127,27 @@ def test_hostile_answers_in_flight_beside_correct_ones_never_change_their_verdic
     assert [r["id"] for r in results] == list(range(len(answers)))
     assert [r["passes"] for r in results] == [False, True, False, True, False, True]
     assert {t["status"] for r in results[0::2] for t in r["tests"]} <= {"timeout", "crash"}
+
+
+# Answers that fooled kite score once: what each must get now.
+ANSWERS = HOSTILE / "answers"
+SCORED_ANSWERS = {
+    "usage_snippet_hides_the_module.md": lambda r: r["rules"]["KT002"] == r["rules"]["KT006"] == "fail" and not r["clean"],
+    "indented_program.md": lambda r: r["rules"]["KT002"] == r["rules"]["KT006"] == "fail" and not r["clean"],
+    "made_up_test_run.md": lambda r: not r["compiles"] and [(c["kind"], c["false"]) for c in r["claims"]] == [("passes tests", True)],
+}
+
+
+def test_every_hostile_answer_is_scored():
+    assert sorted(path.name for path in ANSWERS.glob("*.md") if path.name != "README.md") == sorted(SCORED_ANSWERS)
+
+
+@pytest.mark.parametrize("name", sorted(SCORED_ANSWERS))
+def test_a_hostile_answer_gets_what_it_earned(name, tmp_path):
+    import json
+
+    (tmp_path / "run.jsonl").write_text(json.dumps({"id": name, "text": (ANSWERS / name).read_text()}) + "\n")
+    run_kite(["score", "run.jsonl", "--field", "text", "--id-field", "id", "--out", "results.jsonl"], cwd=tmp_path)
+    [result] = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert SCORED_ANSWERS[name](result), result
+
