@@ -23,9 +23,9 @@ from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 from kite.tasks.inputs import Input
 from kite.tasks.mutation import MutantResult, TaskMutation, mutate_task
 from kite.tasks.probe import Evidence, free_prefix, task_evidence
-from kite.tasks.values import Writer
+from kite.tasks.values import Writer, key, traits
 
-DIVERSE_EXPECTS = 3  # added after the set cover: a task whose tests kill every mutant still gains a few new inputs
+DIVERSE_EXPECTS = 8  # added after the set cover, for traits no test input has: a task whose tests kill every mutant gains too
 TEST_PREFIX = "augmented: "
 
 
@@ -97,7 +97,9 @@ def augment_task(session, task: Task, options: Options) -> TaskAugment:
         return TaskAugment(task.id, tests_before, before, problem=evidence.problem)
     limit = task.time_limit
     failures = [(given.shown(), f"{seen.shown(limit)}") for given, seen in evidence.failures]
-    chosen = [ChosenExpect(evidence.inputs.inputs[index], reference[index].value, kills) for index, kills in choose(evidence, before.results)]
+    tested = set().union(*(call_traits(evidence, given, None) for given in evidence.inputs.tested))
+    picked = choose(evidence, before.results, {trait for trait in tested if ".result" not in trait})
+    chosen = [ChosenExpect(evidence.inputs.inputs[index], reference[index].value, kills) for index, kills in picked]
     writer = ExpectWriter(original, evidence, options)
     if chosen:
         # The reference must pass its own expects: one it fails (another value on a second run) is reported, left out.
@@ -117,10 +119,11 @@ def _test_count(test: SourceFile) -> int:
     return 0 if module is None else sum(isinstance(item, n.TestDecl) for item in module.items)
 
 
-def choose(evidence: Evidence, results: tuple[MutantResult, ...]) -> list[tuple[int, int]]:
+def choose(evidence: Evidence, results: tuple[MutantResult, ...], tested: set[str] = frozenset()) -> list[tuple[int, int]]:
     """(input index, mutants it kills) for each input chosen: greedily the one that kills the most survivors still
-    alive, the shortest among equals (its input, then its value); then up to DIVERSE_EXPECTS more from the shorter
-    half of the inputs, each with a result its function has not been given yet where there is one, shortest first."""
+    alive, the shortest among equals (its input, then its value); then up to DIVERSE_EXPECTS more, each the one with
+    the most traits (kite.tasks.values.traits of its arguments and its result, and its result itself) that neither
+    the hidden tests' inputs (`tested`) nor a chosen input have, the shortest among equals."""
     candidates = [index for index in evidence.answered if evidence.writable(index)]
     cost = {index: (len(evidence.inputs.inputs[index].shown()), len(evidence.reference[index].shown(None)), index) for index in candidates}
     alive = [set(result.differences).intersection(candidates) for result in results if result.status == "survived"]
@@ -130,24 +133,30 @@ def choose(evidence: Evidence, results: tuple[MutantResult, ...]) -> list[tuple[
         best = min(candidates, key=lambda index: (-sum(index in killers for killers in alive), cost[index]))
         chosen.append((best, sum(best in killers for killers in alive)))
         alive = [killers for killers in alive if best not in killers]
-    taken = {index for index, _ in chosen}
-    results_seen = {_result_key(evidence, index) for index in taken}
-    lengths = sorted(length for length, _, _ in cost.values())
-    short = lengths[len(lengths) // 2] if lengths else 0  # the shorter half of the inputs: readable, and small values
+    seen = set(tested).union(*(input_traits(evidence, index) for index, _ in chosen))
     for _ in range(DIVERSE_EXPECTS):
-        rest = [index for index in candidates if index not in taken]
+        rest = {index: input_traits(evidence, index) - seen for index in candidates if index not in {i for i, _ in chosen}}
+        rest = {index: new for index, new in rest.items() if new}
         if not rest:
             break
-        rest = [index for index in rest if cost[index][0] <= short] or rest
-        best = min(rest, key=lambda index: (_result_key(evidence, index) in results_seen, cost[index]))
+        best = min(rest, key=lambda index: (-len(rest[index]), cost[index]))
         chosen.append((best, 0))
-        taken.add(best)
-        results_seen.add(_result_key(evidence, best))
+        seen |= rest[best]
     return chosen
 
 
-def _result_key(evidence: Evidence, index: int) -> tuple[str, str]:
-    return evidence.inputs.inputs[index].function.name, evidence.reference[index].shown(None)
+def input_traits(evidence: Evidence, index: int) -> set[str]:
+    """An input's traits, each named by its function and place (`find.0.empty`, `find.result.neg`), and its result."""
+    given = evidence.inputs.inputs[index]
+    return call_traits(evidence, given, evidence.reference[index].value)
+
+
+def call_traits(evidence: Evidence, given: Input, result) -> set[str]:
+    function, declarations = given.function, evidence.inputs.declarations
+    found = {f"{function.name}.result={key(result)}"}
+    for position, (arg, (_, kite_type)) in enumerate(zip(given.args, function.params)):
+        found |= traits(arg, kite_type, declarations, f"{function.name}.{position}.")
+    return found | traits(result, function.returns, declarations, f"{function.name}.result.")
 
 
 class ExpectWriter:

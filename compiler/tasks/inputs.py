@@ -9,6 +9,7 @@ bounded per function. `kite tasks augment` and `kite tasks mutate` both take the
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -55,6 +56,7 @@ class TaskInputs:
     functions: tuple[Signature, ...]  # the functions the hidden tests call that take and give values kite can make
     inputs: tuple[Input, ...]  # each function's in turn, in the order they were chosen
     skipped: tuple[str, ...] = ()  # a function the tests call that gets no inputs, and why
+    tested: tuple[Input, ...] = ()  # the calls the hidden tests make, where their arguments are written as literals
 
 
 def task_inputs(solution: n.Module, tests: list[n.Module], seed: str, max_inputs: int = DEFAULT_MAX_INPUTS) -> TaskInputs:
@@ -64,7 +66,7 @@ def task_inputs(solution: n.Module, tests: list[n.Module], seed: str, max_inputs
     constants = {item.name: item.value for item in solution.items if isinstance(item, n.Let)}
     calls = _calls(tests, functions, constants)
     made = _Maker(declarations, _literals(solution))
-    signatures, inputs, skipped = [], [], []
+    signatures, inputs, skipped, tested = [], [], [], []
     for name, function in functions.items():
         if name not in calls:
             continue
@@ -79,8 +81,9 @@ def task_inputs(solution: n.Module, tests: list[n.Module], seed: str, max_inputs
         seeds = []
         for args, bound in calls[name]:
             seeds.append(tuple(_seed_value(arg, t, declarations, bound) for arg, (_, t) in zip(args, signature.params)))
+        tested += [Input(signature, args) for args in seeds if UNKNOWN not in args]
         inputs += made.inputs(signature, seeds, random.Random(f"{seed}:{name}"), max_inputs)
-    return TaskInputs(declarations, tuple(signatures), tuple(inputs), tuple(skipped))
+    return TaskInputs(declarations, tuple(signatures), tuple(inputs), tuple(skipped), tuple(tested))
 
 
 def _signature(function: n.FnDecl, declarations: Declarations) -> tuple[Signature | None, str]:
@@ -236,11 +239,12 @@ class _Maker:
         elif kind == "enum":
             made = [EnumValue(kite_type.name, m) for m in self.declarations.enums[kite_type.name]]
         elif kind == "record":
-            made = []
             fields = self.declarations.fields(kite_type)
-            for index, ((name, field_value), (_, field_type)) in enumerate(zip(value.fields, fields)):
-                for variant in self.variants(field_value, field_type, depth + 1)[:4]:
-                    made.append(Record(value.type, value.fields[:index] + ((name, variant),) + value.fields[index + 1:]))
+            per_field = [[Record(value.type, value.fields[:index] + ((name, variant),) + value.fields[index + 1:])
+                          for variant in self.variants(field_value, field_type, depth + 1)[:4]]
+                         for index, ((name, field_value), (_, field_type)) in enumerate(zip(value.fields, fields))]
+            # Field by field in turn, so the first few variants change every field (a caller may keep only those).
+            made = [record for round_ in itertools.zip_longest(*per_field) for record in round_ if record is not None]
         elif kind == "map":
             made = self._map_variants(value, kite_type, depth)
         else:

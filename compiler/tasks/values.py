@@ -249,6 +249,61 @@ def shown(value) -> str:
     return f"{value.type}(" + ", ".join(f"{name}: {shown(v)}" for name, v in value.fields) + ")"
 
 
+def traits(value, kite_type: KiteType, declarations: Declarations, at: str = "") -> set[str]:
+    """What kind of value it is, as words a wrong answer tends to trip on (empty, negative, one item, repeated items,
+    unsorted, upper case, white space, ...), its parts' traits named by where they are (`item.neg`): inputs chosen
+    to have traits no other has are diverse in the ways that matter."""
+    if value is None:
+        return {at + "none"}
+    kind = kite_type.kind
+    found: set[str] = set()
+    if kind in ("int", "dec"):
+        found = {"zero" if value == 0 else "neg" if value < 0 else "pos"} | ({"big"} if abs(value) >= 1000 else set())
+        found |= {SMALL[value]} if value in SMALL else set()  # 1 leaves a product alone, 2 makes x + x == x * x
+        if kind == "dec" and value != value.to_integral_value():
+            found.add("fraction")
+    elif kind == "bool":
+        found = {str(value).lower()}
+    elif kind in ("str", "char"):
+        text = value if kind == "str" else value.text
+        found = {name for name, test in _TEXT_TRAITS if test(text)}
+    elif kind == "enum":
+        found = {value.member}
+    elif kind == "record":
+        fields = declarations.fields(kite_type)
+        return set().union(*(traits(v, t, declarations, f"{at}{name}.") for (name, v), (_, t) in zip(value.fields, fields)))
+    else:
+        items = list(value.items) if kind == "set" else [k for k, _ in value.pairs] if kind == "map" else list(value)
+        found = {"empty" if not items else "one" if len(items) == 1 else "many" if len(items) >= 3 else "two"}
+        keys = [key(item) for item in items]
+        if len(set(keys)) < len(keys):
+            found.add("repeated")
+            found |= {"thrice"} if any(keys.count(k) >= 3 for k in keys) else set()
+        # Where a list first breaks its order, or first repeats, past its first two items: code that looks only at
+        # the first pair, or the ends, misses it.
+        if kind == "list" and kite_type.args[0].kind in ("int", "dec", "str") and not kite_type.args[0].nullable:
+            breaks = [i for i in range(1, len(items)) if items[i - 1] > items[i]]
+            found |= ({"unsorted"} | ({"unsorted-late"} if breaks[0] >= 2 else set())) if breaks else set()
+        if kind == "list" and any(keys[i] in keys[:i] for i in range(2, len(keys))):
+            found.add("repeated-late")
+        item_type = kite_type.args[0]
+        for item in items:
+            found |= traits(item, item_type, declarations, "item.")
+        if kind == "map":
+            for _, v in value.pairs:
+                found |= traits(v, kite_type.args[1], declarations, "value.")
+    return {at + trait for trait in found}
+
+
+SMALL = {1: "one", 2: "two", -1: "minus-one"}
+_TEXT_TRAITS = (
+    ("empty", lambda text: not text), ("space", lambda text: any(c.isspace() for c in text)),
+    ("upper", lambda text: any(c.isupper() for c in text)), ("lower", lambda text: any(c.islower() for c in text)),
+    ("digit", lambda text: any(c.isdigit() for c in text)), ("non-ascii", lambda text: any(ord(c) > 127 for c in text)),
+    ("repeated", lambda text: len(set(text)) < len(text)), ("long", lambda text: len(text) >= 8),
+)
+
+
 # ---- reading values back
 
 
