@@ -92,6 +92,11 @@ def score(summary) -> str:
         lines.append(rate_row(f"format {fmt}", rate))
     if summary.get("pass_at_k"):
         lines += ["", "pass@k: " + ", ".join(f"k={k} {percent(value)}" for k, value in summary["pass_at_k"].items())]
+    if summary.get("augmented"):
+        caught = summary["augmented"]
+        lines += ["", f"augmented tests: {caught['fail_augmented']} of the {caught['passed_original']} answers that pass the original "
+                  "hidden tests fail the augmented ones; per task: "
+                  + ", ".join(f"{visible(task)} {c['fail_augmented']}/{c['passed_original']}" for task, c in caught["tasks"].items())]
     if summary.get("mean_score") is not None:
         lines.append(f"mean score: {summary['mean_score']:.2f} / 10")
     ungraded = summary["ungradable"]["answers"]

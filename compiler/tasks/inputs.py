@@ -134,9 +134,10 @@ def _calls(tests: list[n.Module], functions: dict, constants: dict) -> dict[str,
             if not isinstance(item, n.TestDecl):
                 continue
             bound = dict(constants)
+            changed = _changed_in_place(item)
             for statement in n.walk_statements(item.body):
                 if isinstance(statement, n.Let):
-                    if statement.mutable:
+                    if statement.mutable or statement.name in changed:
                         bound.pop(statement.name, None)
                     else:
                         bound[statement.name] = statement.value
@@ -146,6 +147,19 @@ def _calls(tests: list[n.Module], functions: dict, constants: dict) -> dict[str,
                             if len(node.args) == len(functions[node.func.name].params):
                                 found.setdefault(node.func.name, []).append((node.args, dict(bound)))
     return found
+
+
+def _changed_in_place(test: n.TestDecl) -> set[str]:
+    """Names whose value a statement of the test changes without assigning them: `counts["a"] = 1`, `seen.Add(3)`."""
+    changed = set()
+    for statement in n.walk_statements(test.body):
+        if isinstance(statement, n.Assign) and isinstance(statement.target, (n.Index, n.Member)):
+            changed |= {node.name for node in n.descendants(statement.target) if isinstance(node, n.Name)}
+        for expression in n.statement_expressions(statement):
+            for node in n.expression_nodes(expression):
+                if isinstance(node, n.Call) and isinstance(node.func, n.Member) and isinstance(node.func.target, n.Name):
+                    changed.add(node.func.target.name)
+    return changed
 
 
 def _seed_value(arg, kite_type: KiteType, declarations: Declarations, bound: dict):
