@@ -107,7 +107,7 @@ def augmented_catches(tested: list[dict]) -> dict | None:
     None when no answer met an augmented test."""
     per_task: dict[str, dict] = {}
     for r in tested:
-        tests = r["tests"] or []
+        tests = r.get("tests") or []
         augmented = [t for t in tests if is_augmented(t["file"])]
         if not augmented:
             continue
