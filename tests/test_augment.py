@@ -17,10 +17,10 @@ from kite.session import Session
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 from kite.tasks.augment import Options, augment_task
-from kite.tasks.inputs import UNKNOWN, task_inputs
+from kite.tasks.inputs import task_inputs
 from kite.tasks.probe import task_evidence
 from kite.tasks.values import (
-    INT_MAX, INT_MIN, Char, Declarations, KiteType, MapValue, NotAValue, Record, decoded, key, literal_value, make_map,
+    INT_MAX, INT_MIN, Char, Declarations, KiteType, NotAValue, Record, decoded, key, literal_value, make_map,
     make_set, traits,
 )
 

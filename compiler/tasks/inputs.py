@@ -17,8 +17,8 @@ from decimal import Decimal
 from kite.syntax import nodes as n
 from kite.tasks import DEFAULT_MAX_INPUTS
 from kite.tasks.values import (
-    INT_MAX, INT_MIN, Char, Declarations, EnumValue, KiteType, MapValue, NotAValue, Record, SetValue, key, literal_value,
-    make_map, make_set, shown, writable,
+    INT_MAX, INT_MIN, Char, Declarations, EnumValue, KiteType, MapValue, NotAValue, Record, literal_value, make_map, make_set,
+    shown, writable,
 )
 
 MAX_ITEMS = 10  # a made list, set or map holds no more: inputs stay readable

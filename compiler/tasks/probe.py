@@ -21,7 +21,7 @@ from kite.scoring.tasks import Task, is_augmented
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 from kite.tasks.inputs import Input, TaskInputs, task_inputs
-from kite.tasks.values import Declarations, KiteType, NotAValue, Writer, decoded, writable
+from kite.tasks.values import Declarations, KiteType, NotAValue, Writer, decoded, shown, writable
 
 MARK = "⟦kite⟧"  # before each result; a str result escapes it, so it is found once
 OUTSIDE = "outside"  # printed after the mark instead of a result: the input breaks the function's precondition
@@ -35,8 +35,6 @@ class Observation:
     message: str = ""
 
     def shown(self, time_limit: float | None) -> str:
-        from kite.tasks.values import shown
-
         if self.status == "value":
             return f"gives {shown(self.value)}"
         if self.status == "timeout":
@@ -71,11 +69,11 @@ class ProbeFile:
             writer = Writer(self.declarations, f"{self.prefix}_arg")
             args = ", ".join(writer.expression(arg, t) for arg, (_, t) in zip(given.args, given.function.params))
             encode = self.encoder(given.function.returns)
-            shown = f'print("{MARK}" + {encode}({given.function.name}({args})))'
+            printed = f'print("{MARK}" + {encode}({given.function.name}({args})))'
             if given.function.requires:  # outside its precondition the function is not asked
-                body = [*writer.setup, f"if {given.function.requires}({args})", f"    {shown}", "else", f'    print("{MARK}{OUTSIDE}")']
+                body = [*writer.setup, f"if {given.function.requires}({args})", f"    {printed}", "else", f'    print("{MARK}{OUTSIDE}")']
             else:
-                body = [*writer.setup, shown]
+                body = [*writer.setup, printed]
             tests.append(f'test "input {number}"\n' + "".join(f"    {line}\n" for line in body))
         return f"module {self.module}\n\n" + "\n".join(self.functions + tests)
 
@@ -156,10 +154,11 @@ class Evidence:
         self.probe = ProbeFile(task.module, inputs.declarations, task.solution.text)
         self.problem = ""  # why the reference's results could not be had (the probe does not compile with it)
 
-    def run(self, text: str, chosen: list[int], stop_at_failure: bool) -> list[Observation]:
-        """The program's results on the inputs at `chosen` (indices), in one process; nothing run when there are none."""
+    def run(self, text: str, chosen: list[int], stop_at_failure: bool) -> tuple[list[Observation], str]:
+        """The program's results on the inputs at `chosen` (indices), in one process (nothing run when there are
+        none), and why there are none when the inputs do not compile with it."""
         if not chosen:
-            return []
+            return [], ""
         given = [self.inputs.inputs[index] for index in chosen]
         probe = SourceFile(f"{self.task.id}/{PROBE_FILE}", self.probe.text(given))
         unit = Unit(SourceFile(self.task.solution.path, text), (probe,))
@@ -167,14 +166,15 @@ class Evidence:
                                    stop_at_failure=stop_at_failure)
         if not report.compiled:
             first = next((d for d in report.check.diagnostics if d.severity.value == "error"), None)
-            self.problem = f"the generated inputs do not compile with the program ({first.render() if first else 'no diagnostic'})"
-            return [Observation("unknown", message=self.problem)] * len(given)
-        return [observation(outcome, item.function.returns, self.inputs.declarations) for outcome, item in zip(report.outcomes, given)]
+            problem = f"the generated inputs do not compile with the program ({first.render() if first else 'no diagnostic'})"
+            return [Observation("unknown", message=problem)] * len(given), problem
+        return [observation(outcome, item.function.returns, self.inputs.declarations) for outcome, item in zip(report.outcomes, given)], ""
 
     @cached_property
     def reference(self) -> list[Observation]:
         """The reference's result on every input (all of them run, whatever times out)."""
-        return self.run(self.task.solution.text, list(range(len(self.inputs.inputs))), stop_at_failure=False)
+        seen, self.problem = self.run(self.task.solution.text, list(range(len(self.inputs.inputs))), stop_at_failure=False)
+        return seen
 
     @cached_property
     def answered(self) -> list[int]:
@@ -190,7 +190,7 @@ class Evidence:
         """The program on every input the reference answered, in one process: after its first time-out the rest are
         not run (it differs already), so a program that loops costs one time limit, not one per input."""
         answered = self.answered
-        seen = self.run(text, answered, stop_at_failure=True)
+        seen, _ = self.run(text, answered, stop_at_failure=True)  # a mutant that breaks them compares on nothing
         compared, differences = 0, []
         for index, observed in zip(answered, seen):
             if observed.status == "unknown":
@@ -205,7 +205,7 @@ class Evidence:
         if self.problem:
             return self.problem
         if not self.inputs.inputs:
-            return "; ".join(self.inputs.skipped) or "no generated input: the hidden tests call no function of the module"
+            return "; ".join(self.inputs.skipped) or "no generated input for the functions the hidden tests call"
         if not self.answered:
             return "the reference answered none of the generated inputs"
         return ""
