@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 from conftest import REPO, run_kite
+from test_tasks import make_task
 
 from kite.scoring.tasks import TaskFolder
 from kite.session import Session
@@ -88,15 +89,6 @@ test "each type comes back"
 
 def parsed(text, path="s.kite"):
     return read_syntax(SourceFile(path, text)).module
-
-
-def make_task(root, task_id, solution, tests, prompt):
-    folder = root / task_id
-    folder.mkdir(parents=True)
-    (folder / "solution.kite").write_text(solution)
-    (folder / "solution.test.kite").write_text(tests)
-    (folder / "prompt.md").write_text(prompt)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +175,7 @@ def test_a_function_the_generator_cannot_make_values_for_is_named_with_why():
 
 def test_every_type_made_comes_back_from_the_sandbox_as_the_same_kite_value(tmp_path, session):
     make_task(tmp_path, "rich", RICH, RICH_TESTS, "same_item same_maybe same_size same_counts same_set same_grid same_text "
-              "same_letter same_flag same_price")
+              "same_letter same_flag same_price", settings=None)
     task = TaskFolder(str(tmp_path)).task("rich")
     evidence = task_evidence(session, task, 0, 40)
     assert evidence.problem == "" and len(evidence.inputs.inputs) > 200
@@ -198,7 +190,7 @@ def test_every_type_made_comes_back_from_the_sandbox_as_the_same_kite_value(tmp_
 def test_a_precondition_keeps_inputs_out_and_is_not_mutated(tmp_path, session):
     solution = ("module Halves\n\nfn half(n: int) -> int\n    return n / 2\n\n"
                 "fn half_requires(n: int) -> bool\n    return n >= 0 and n % 2 == 0\n")
-    make_task(tmp_path, "half", solution, 'module Halves\n\ntest "t"\n    expect half(4) == 2\n', "Write `half(n)`.")
+    make_task(tmp_path, "half", solution, 'module Halves\n\ntest "t"\n    expect half(4) == 2\n', "Write `half(n)`.", settings=None)
     task = TaskFolder(str(tmp_path)).task("half")
     augmented = augment_task(session, task, Options())
     assert 0 < augmented.answered < augmented.inputs and augmented.reference_failures == ()
@@ -270,7 +262,7 @@ def test_weak_tests_are_made_strong_the_wrong_answers_fail_the_right_ones_pass(t
 
 def test_a_task_that_cannot_be_augmented_says_why_and_exits_1(tmp_path):
     make_task(tmp_path, "broken", "module Add\n\nfn add(a: int, b: int) -> int\n    return a - b\n",
-              'module Add\n\ntest "t"\n    expect add(1, 2) == 3\n', "Write `add(a, b)`.")
+              'module Add\n\ntest "t"\n    expect add(1, 2) == 3\n', "Write `add(a, b)`.", settings=None)
     result = run_kite(["tasks", "augment", str(tmp_path)], tmp_path)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == "broken: the reference solution does not pass its hidden tests (kite tasks check says why)"

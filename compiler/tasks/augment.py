@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 
 from kite import __version__
 from kite.atomic import write_atomically
-from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import AUGMENTED, Task, TaskFolder, is_augmented
 from kite.source import SourceFile
@@ -21,7 +20,7 @@ from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
 from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 from kite.tasks.inputs import Input
-from kite.tasks.mutation import MutantResult, TaskMutation, mutate_task
+from kite.tasks.mutation import MutantResult, TaskMutation, each_task, mutate_task
 from kite.tasks.probe import Evidence, free_prefix, task_evidence
 from kite.tasks.values import Writer, key, traits
 
@@ -66,13 +65,9 @@ class TaskAugment:
 
 def augment_tasks(session, folder: TaskFolder, options: Options, write: bool = False, progress=None) -> list[TaskAugment]:
     done = []
-    for task_id in folder.task_ids():
-        if progress is not None:
-            progress(task_id)
-        try:
-            task = folder.task(task_id)
-        except UnusableInput as error:
-            done.append(TaskAugment(task_id, unusable=str(error)))
+    for task_id, task, unusable in each_task(folder, progress):
+        if unusable:
+            done.append(TaskAugment(task_id, unusable=unusable))
             continue
         augmented = augment_task(session, task, options)
         if write and augmented.text:

@@ -75,16 +75,23 @@ class TaskMutation:
 def mutate_tasks(session, folder: TaskFolder, max_mutants: int = DEFAULT_MAX_MUTANTS, seed: int = 0, progress=None,
                  max_inputs: int = DEFAULT_MAX_INPUTS) -> list[TaskMutation]:
     measured = []
+    for task_id, task, unusable in each_task(folder, progress):
+        if unusable:
+            measured.append(TaskMutation(task_id, unusable=unusable))
+        else:
+            measured.append(mutate_task(session, task, max_mutants, seed, lambda: task_evidence(session, task, seed, max_inputs)))
+    return measured
+
+
+def each_task(folder: TaskFolder, progress=None):
+    """(task id, the task, "") for each task in id order, or (task id, None, why) for one that cannot be read."""
     for task_id in folder.task_ids():
         if progress is not None:
             progress(task_id)
         try:
-            task = folder.task(task_id)
+            yield task_id, folder.task(task_id), ""
         except UnusableInput as error:
-            measured.append(TaskMutation(task_id, unusable=str(error)))
-            continue
-        measured.append(mutate_task(session, task, max_mutants, seed, lambda: task_evidence(session, task, seed, max_inputs)))
-    return measured
+            yield task_id, None, str(error)
 
 
 def mutate_task(session, task: Task, max_mutants: int, seed: int, evidence) -> TaskMutation:

@@ -87,31 +87,9 @@ def _unique(ordered):
 
 
 def key(value) -> str:
-    """A text that two values share exactly when Kite's == holds between them (a dec by its normalized value): the
-    order of sets and maps, and how inputs are told apart, without ever depending on Python's hash seed."""
-    if value is None:
-        return "n"
-    if isinstance(value, bool):
-        return f"b{int(value)}"
-    if isinstance(value, int):
-        return f"i{value:+021d}"
-    if isinstance(value, Decimal):
-        return f"d{value.normalize():f}" if value else "d0"
-    if isinstance(value, str):
-        return "s" + value
-    if isinstance(value, Char):
-        return "c" + value.text
-    if isinstance(value, EnumValue):
-        return f"e{value.type}.{value.member}"
-    if isinstance(value, tuple):
-        return "l[" + "\x00".join(key(item) for item in value) + "]"
-    if isinstance(value, SetValue):
-        return "S[" + "\x00".join(key(item) for item in value.items) + "]"
-    if isinstance(value, MapValue):
-        return "M[" + "\x00".join(key(k) + "\x01" + key(v) for k, v in value.pairs) + "]"
-    if isinstance(value, Record):
-        return f"r{value.type}(" + "\x00".join(key(v) for _, v in value.fields) + ")"
-    raise TypeError(f"not a Kite value: {value!r}")
+    """A text that two values share exactly when Kite's == holds between them: how they are shown, each dec by its
+    normalized value. The order of sets and maps, never depending on Python's hash seed."""
+    return shown(value, normalized=True)
 
 
 class Declarations:
@@ -224,14 +202,15 @@ def dec_text(value: Decimal) -> str:
     return text if "." in text else text + ".0"
 
 
-def shown(value) -> str:
-    """How a report shows a value: as Kite writes it, a map and a set in braces."""
+def shown(value, normalized: bool = False) -> str:
+    """How a report shows a value: as Kite writes it, a map and a set in braces. `normalized`: each dec by its value
+    (1.50 as 1.5, -0.0 as 0.0), so that values equal by Kite's == are shown alike (key())."""
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Decimal):
-        return dec_text(value)
+        return dec_text((value.normalize() if value else Decimal(0)) if normalized else value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
@@ -241,12 +220,14 @@ def shown(value) -> str:
     if isinstance(value, EnumValue):
         return f"{value.type}.{value.member}"
     if isinstance(value, tuple):
-        return "[" + ", ".join(shown(item) for item in value) + "]"
+        return "[" + ", ".join(shown(item, normalized) for item in value) + "]"
     if isinstance(value, SetValue):
-        return "{" + ", ".join(shown(item) for item in value.items) + "}"
+        return "{" + ", ".join(shown(item, normalized) for item in value.items) + "}"
     if isinstance(value, MapValue):
-        return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.pairs) + "}"
-    return f"{value.type}(" + ", ".join(f"{name}: {shown(v)}" for name, v in value.fields) + ")"
+        return "{" + ", ".join(f"{shown(k, normalized)}: {shown(v, normalized)}" for k, v in value.pairs) + "}"
+    if isinstance(value, Record):
+        return f"{value.type}(" + ", ".join(f"{name}: {shown(v, normalized)}" for name, v in value.fields) + ")"
+    raise TypeError(f"not a Kite value: {value!r}")
 
 
 def traits(value, kite_type: KiteType, declarations: Declarations, at: str = "") -> set[str]:
