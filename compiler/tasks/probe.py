@@ -82,30 +82,32 @@ class ProbeFile:
         if kite_type not in self.encoders:
             name = f"{self.prefix}_{len(self.encoders) + 1}"
             self.encoders[kite_type] = name
-            body = self._body(kite_type)
-            self.functions.append(f"fn {name}(v: {kite_type.text()}) -> str\n" + "".join(f"    {line}\n" for line in body))
+            body = self._body(kite_type, f"{self.prefix}_v")
+            self.functions.append(f"fn {name}({self.prefix}_v: {kite_type.text()}) -> str\n" + "".join(f"    {line}\n" for line in body))
         return self.encoders[kite_type]
 
-    def _body(self, kite_type: KiteType) -> list[str]:
+    def _body(self, kite_type: KiteType, v: str) -> list[str]:
+        """Its statements, the value named `v` (every name made with the probe's prefix: none meets the module's)."""
         if kite_type.nullable:
-            return ["if v == none", '    return "null"', f"return {self.encoder(kite_type.inner())}(v)"]
+            return [f"if {v} == none", '    return "null"', f"return {self.encoder(kite_type.inner())}({v})"]
         kind = kite_type.kind
         if kind in ("int", "dec", "bool"):
-            return ["return to_str(v)"]
+            return [f"return to_str({v})"]
         if kind == "str":
-            escaped = 'replace(replace(replace(v, "\\\\", "\\\\\\\\"), "\\"", "\\\\\\""), "' + MARK[0] + '", "\\\\u' + f"{ord(MARK[0]):04x}" + '")'
+            escaped = f'replace(replace(replace({v}, "\\\\", "\\\\\\\\"), "\\"", "\\\\\\""), "{MARK[0]}", "\\\\u{ord(MARK[0]):04x}")'
             return ['return "\\"" + ' + escaped + ' + "\\""']
         if kind == "char":
-            return [f"return {self.encoder(KiteType('str'))}(to_str(v))"]
+            return [f"return {self.encoder(KiteType('str'))}(to_str({v}))"]
         if kind == "enum":
-            return ['return "\\"" + to_str(v) + "\\""']
+            return [f'return "\\"" + to_str({v}) + "\\""']
+        item, k = f"{self.prefix}_item", f"{self.prefix}_key"
         if kind in ("list", "set"):
-            return [f'return "[" + join(v.Select(fn(item) => {self.encoder(kite_type.args[0])}(item)), ",") + "]"']
+            return [f'return "[" + join({v}.Select(fn({item}) => {self.encoder(kite_type.args[0])}({item})), ",") + "]"']
         if kind == "map":
-            pair = f'"[" + {self.encoder(kite_type.args[0])}(k) + "," + {self.encoder(kite_type.args[1])}(v[k]) + "]"'
-            return [f'return "[" + join(keys(v).Select(fn(k) => {pair}), ",") + "]"']
+            pair = f'"[" + {self.encoder(kite_type.args[0])}({k}) + "," + {self.encoder(kite_type.args[1])}({v}[{k}]) + "]"'
+            return [f'return "[" + join(keys({v}).Select(fn({k}) => {pair}), ",") + "]"']
         fields = self.declarations.fields(kite_type)
-        parts = ' + "," + '.join(f"{self.encoder(t)}(v.{name})" for name, t in fields)
+        parts = ' + "," + '.join(f"{self.encoder(t)}({v}.{name})" for name, t in fields)
         return [f'return "[" + {parts} + "]"' if fields else 'return "[]"']
 
 
