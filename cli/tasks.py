@@ -9,12 +9,17 @@ import click
 from kite.cli import emitters
 from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
 from kite.display import visible
-from kite.tasks import DEFAULT_MAX_MUTANTS
+from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 
 
 def tasks_format_option(command: str):
     return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text",
                         show_default=True, help="text: for people. json: one document for scripts (docs/tasks.md).")
+
+
+max_inputs_option = click.option(
+    "--max-inputs", type=click.IntRange(min=1, max=1000), default=DEFAULT_MAX_INPUTS, show_default=True,
+    help="Generated inputs per function the hidden tests call (made by type from the tests' own arguments, by --seed).")
 
 
 @click.group()
@@ -52,16 +57,19 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
 @click.option("--min-score", type=click.FloatRange(min=0, max=1), help="Fail (exit 1) when a task's mutation score is below this.")
 @click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
               help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Chooses the sample of mutants.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Chooses the sample of mutants and the generated inputs.")
+@max_inputs_option
 @budget_option
 @tasks_format_option("tasks_mutate")
 @timeout_option
 @compile_timeout_option
 @guarded
-def mutate(tasks_dir, min_score, max_mutants, seed, budget, output_format, timeout, compile_timeout):
+def mutate(tasks_dir, min_score, max_mutants, seed, max_inputs, budget, output_format, timeout, compile_timeout):
     """Measure the hidden tests of every task of TASKS_DIR by mutation: mutants of the reference solution (operators
     swapped, boundaries moved by one, constants changed, conditions negated, a statement removed, a return value
-    replaced) run the hidden tests; the score is killed / compiled mutants, and each surviving mutant is shown as a diff.
+    replaced) run the hidden tests. A survivor runs on generated inputs beyond them: shown with one that tells it
+    apart from the reference, or, agreeing on all, likely equivalent. The score is killed / (compiled - likely
+    equivalent) mutants; each survivor is shown as a diff.
 
     Exit 0, or 1 when a task could not be measured or (with --min-score) scores below it, 2 when a task cannot be read."""
     from kite.scoring.tasks import TaskFolder
@@ -76,9 +84,48 @@ def mutate(tasks_dir, min_score, max_mutants, seed, budget, output_format, timeo
             click.echo(f"mutating {visible(task_id)}", err=True)
 
     with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), compile_timeout=compile_timeout) as session:
-        measured = mutate_tasks(session, folder, max_mutants, seed, progress)
+        measured = mutate_tasks(session, folder, max_mutants, seed, progress, max_inputs)
     click.echo(emitters.emitter(output_format).tasks_mutate(measured, min_score))
     if any(task.unusable for task in measured):
         sys.exit(EXIT_UNUSABLE)
     below = min_score is not None and any(task.score is None or task.score < min_score for task in measured)
     sys.exit(EXIT_FAILED if below or any(task.problem for task in measured) else 0)
+
+
+@tasks.command()
+@click.argument("tasks_dir", type=click.Path())
+@click.option("--seed", type=int, default=0, show_default=True, help="Chooses the generated inputs and the sample of mutants.")
+@max_inputs_option
+@click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
+              help="Mutants per task the new expects are chosen to kill (the sample kite tasks mutate runs).")
+@click.option("--write", is_flag=True, help="Write each task's new expects as <task>/augmented.test.kite.")
+@budget_option
+@tasks_format_option("tasks_augment")
+@timeout_option
+@compile_timeout_option
+@guarded
+def augment(tasks_dir, seed, max_inputs, max_mutants, write, budget, output_format, timeout, compile_timeout):
+    """Make the hidden tests of every task of TASKS_DIR strong enough that a wrong answer cannot pass them: inputs
+    made by type from the tests' own arguments run the reference solution (the oracle; an input it crashes on or
+    times out on is reported), and a small set of them, chosen to kill the mutants the tests let survive, becomes
+    new expects. The report gives tests and mutation score before and after; --write writes the expects as
+    <task>/augmented.test.kite, which kite tasks check, kite tasks mutate and kite score --tasks then read too.
+
+    Exit 0, or 1 when a task could not be augmented, 2 when a task cannot be read."""
+    from kite.scoring.tasks import TaskFolder
+    from kite.session import Session
+    from kite.tasks.augment import Options, augment_tasks
+    from kite.testing.worker import Limits
+
+    folder = TaskFolder(tasks_dir)
+
+    def progress(task_id: str) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"augmenting {visible(task_id)}", err=True)
+
+    with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), compile_timeout=compile_timeout) as session:
+        augmented = augment_tasks(session, folder, Options(seed, max_inputs, max_mutants), write, progress)
+    click.echo(emitters.emitter(output_format).tasks_augment(augmented))
+    if any(task.unusable for task in augmented):
+        sys.exit(EXIT_UNUSABLE)
+    sys.exit(EXIT_FAILED if any(task.problem for task in augmented) else 0)

@@ -77,7 +77,8 @@ def kite_files(paths) -> list[Path]:
 
 
 def find_units(paths: list[str]) -> list[UnitSource]:
-    """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together. Nothing is read."""
+    """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together, and a test file with no
+    NAME.kite goes with the one program of its folder when there is one. Nothing is read."""
     named = {str(Path(raw)) for raw in paths if not Path(raw).is_dir()}
     files = kite_files(paths)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
@@ -91,6 +92,10 @@ def find_units(paths: list[str]) -> list[UnitSource]:
     for test in dict.fromkeys(tests):
         if str(test) not in claimed:
             program = test.with_name(test.name.removesuffix(TEST_SUFFIX) + ".kite")
+            beside = [index for index, unit in enumerate(units) if Path(unit.program).parent == test.parent]
+            if not program.exists() and len(beside) == 1:  # the folder's one program (a task's augmented.test.kite)
+                units[beside[0]] = dataclasses.replace(units[beside[0]], tests=(*units[beside[0]].tests, str(test)))
+                continue
             unit = UnitSource(str(program), (str(test),)) if program.exists() else UnitSource(str(test))
             units.append(dataclasses.replace(unit, found_in_folder=str(test) not in named))
     return units

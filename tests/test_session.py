@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,17 @@ def test_kite_test_on_a_folder_tests_every_program_in_it():
     passes = sum(line.startswith("PASS ") for line in result.stdout.splitlines())
     assert result.stdout.splitlines()[-1] == f"{passes} passed, 0 failed" and passes >= 20
     assert any(line.endswith(": no tests") for line in headings)
+
+
+def test_a_test_file_without_its_program_goes_with_the_one_program_of_its_folder(tmp_path):
+    for folder, names in (("task", ("solution.kite", "solution.test.kite", "augmented.test.kite")),
+                          ("two", ("a.kite", "b.kite", "lone.test.kite"))):
+        (tmp_path / folder).mkdir()
+        for name in names:
+            (tmp_path / folder / name).write_text("module M\n")
+    units = {Path(unit.program).relative_to(tmp_path).as_posix(): [Path(t).name for t in unit.tests] for unit in find_units([str(tmp_path)])}
+    assert units["task/solution.kite"] == ["solution.test.kite", "augmented.test.kite"]
+    assert units["two/lone.test.kite"] == [] and units["two/a.kite"] == [] and len(units) == 4
 
 
 def test_a_layer_that_raises_is_that_units_internal_error_and_the_batch_goes_on(tmp_path, monkeypatch):

@@ -118,19 +118,39 @@ def tasks_check(checks) -> str:
     return json.dumps(document, indent=2)
 
 
-def tasks_mutate(measured, min_score) -> str:
-    def mutant_json(result) -> dict:
-        m = result.mutant
-        return {"line": m.line, "kind": m.kind, "description": m.description, "status": result.status,
-                "test": result.test or None, "diff": result.diff or None}
+def _mutant_json(result) -> dict:
+    m = result.mutant
+    return {"line": m.line, "kind": m.kind, "description": m.description, "status": result.status,
+            "test": result.test or None, "diff": result.diff or None, "told": result.told or None}
 
+
+def tasks_mutate(measured, min_score) -> str:
     document = {
         "min_score": min_score,
+        "score": "killed / (compiled - likely_equivalent)",
         "tasks": [
             {"task": t.task_id, "score": t.score, "killed": t.killed, "timed_out": t.count("timeout"), "compiled": t.compiled,
              "not_compiled": t.count("not compiled"), "survived": t.count("survived"), "likely_equivalent": t.count("equivalent"),
-             "mutants_made": t.made, "problem": t.problem or t.unusable or None, "mutants": [mutant_json(r) for r in t.results]}
+             "checked": {"survivors": t.checked, "inputs": t.inputs, "unchecked": t.unchecked or None},
+             "mutants_made": t.made, "problem": t.problem or t.unusable or None, "mutants": [_mutant_json(r) for r in t.results]}
             for t in measured
         ],
     }
     return json.dumps(document, indent=2)
+
+
+def tasks_augment(augmented) -> str:
+    def task_json(t) -> dict:
+        done = t.after is not None
+        return {
+            "task": t.task_id, "tests_before": t.tests_before, "tests_after": t.tests_after if done else None,
+            "score_before": t.before.score if t.before is not None else None, "score_after": t.after.score if done else None,
+            "survivors": [{**_mutant_json(r), "likely_equivalent": r.status == "equivalent"}
+                          for r in (t.after.results if done else ()) if r.status in ("survived", "equivalent")],
+            "reference_failures": [{"input": given, "what": what} for given, what in t.reference_failures],
+            "expects": [{"input": e.input.shown(), "kills": e.kills} for e in t.expects],
+            "inputs": t.inputs, "answered": t.answered, "no_inputs": list(t.skipped), "written": t.written or None,
+            "problem": t.problem or t.unusable or None,
+        }
+
+    return json.dumps({"score": "killed / (compiled - likely_equivalent)", "tasks": [task_json(t) for t in augmented]}, indent=2)

@@ -92,6 +92,11 @@ def score(summary) -> str:
         lines.append(rate_row(f"format {fmt}", rate))
     if summary.get("pass_at_k"):
         lines += ["", "pass@k: " + ", ".join(f"k={k} {percent(value)}" for k, value in summary["pass_at_k"].items())]
+    if summary.get("augmented"):
+        caught = summary["augmented"]
+        lines += ["", f"augmented tests: {caught['fail_augmented']} of the {caught['passed_original']} answers that pass the original "
+                  "hidden tests fail the augmented ones; per task: "
+                  + ", ".join(f"{visible(task)} {c['fail_augmented']}/{c['passed_original']}" for task, c in caught["tasks"].items())]
     if summary.get("mean_score") is not None:
         lines.append(f"mean score: {summary['mean_score']:.2f} / 10")
     ungraded = summary["ungradable"]["answers"]
@@ -160,7 +165,8 @@ def tasks_check(checks) -> str:
 
 
 def tasks_mutate(measured, min_score) -> str:
-    """Per task its score and counts, each surviving mutant as a diff, the likely equivalent ones apart; a summary."""
+    """Per task its score and counts, each surviving mutant as a diff with an input that tells it apart, the likely
+    equivalent ones apart; a summary."""
     lines = []
     for task in measured:
         if task.unusable or task.problem:
@@ -168,19 +174,66 @@ def tasks_mutate(measured, min_score) -> str:
             continue
         score = "-" if task.score is None else f"{task.score:.2f}"
         below = " BELOW MIN" if min_score is not None and (task.score is None or task.score < min_score) else ""
-        lines.append(f"{visible(task.task_id)}: score {score}{below} ({task.killed} killed of {task.compiled} compiled mutants, "
-                     f"{task.count('timeout')} of them by time-out; {task.count('not compiled')} did not compile; "
-                     f"{len(task.results)} of {task.made} mutants run)")
-        for status, label in (("survived", "survived"), ("equivalent", "survived with the original's values on every test (likely equivalent, or no test input reaches it)")):
-            for result in task.results:
-                if result.status == status:
-                    mutant = result.mutant
-                    lines.append(f"  {label}: line {mutant.line}, {mutant.kind}: {visible(mutant.description)}")
-                    lines += ["    " + visible(line) for line in result.diff.splitlines()]
+        lines.append(f"{visible(task.task_id)}: score {score}{below} = {task.killed} killed / ({task.compiled} compiled - "
+                     f"{task.count('equivalent')} likely equivalent); {task.count('timeout')} killed by time-out, "
+                     f"{task.count('not compiled')} did not compile, {len(task.results)} of {task.made} mutants run")
+        lines += survivor_lines(task)
     scored = [task for task in measured if task.score is not None]
     summary = f"{len(measured)} tasks"
     if scored:
         lowest = min(scored, key=lambda task: task.score)
         summary += f": mean score {sum(task.score for task in scored) / len(scored):.2f}, lowest {lowest.score:.2f} ({visible(lowest.task_id)})"
+    lines.append(summary + "; score = killed / (compiled - likely equivalent)"
+                 + (f", each task at least {min_score:g}" if min_score is not None else ""))
+    return "\n".join(lines)
+
+
+def survivor_lines(task) -> list[str]:
+    """How the survivors were checked on generated inputs, then each with its diff: the told-apart ones first."""
+    if not task.checked:
+        return []
+    if task.unchecked:
+        lines = [f"  {task.checked} survivors not checked on generated inputs: {visible(task.unchecked)}"]
+    else:
+        lines = [f"  {task.checked} survivors checked on {task.inputs} generated inputs the reference answers: "
+                 f"{task.count('survived')} told apart, {task.count('equivalent')} likely equivalent"]
+    labels = (("survived", "survived"), ("equivalent", "likely equivalent (the reference's value on every generated input)"))
+    for status, label in labels:
+        for result in task.results:
+            if result.status == status:
+                mutant = result.mutant
+                lines.append(f"  {label}: line {mutant.line}, {mutant.kind}: {visible(mutant.description)}")
+                if result.told:
+                    lines.append(f"    {visible(result.told)}")
+                lines += ["    " + visible(line) for line in result.diff.splitlines()]
+    return lines
+
+
+def _score(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def tasks_augment(augmented) -> str:
+    """Per task: tests and mutation score before and after, where the reference fails, the survivors still alive
+    (told apart first, then the likely equivalent); then the mean scores."""
+    lines = []
+    for task in augmented:
+        if task.unusable or task.problem:
+            lines.append(f"{visible(task.task_id)}: {visible(task.unusable or task.problem)}")
+            continue
+        written = f"; wrote {visible(task.written)}" if task.written else ("; nothing to add" if not task.text else "")
+        lines.append(f"{visible(task.task_id)}: tests {task.tests_before} -> {task.tests_after}, score {_score(task.before.score)} -> "
+                     f"{_score(task.after.score)} ({len(task.expects)} expects from {task.answered} of {task.inputs} generated inputs "
+                     f"the reference answers{written})")
+        lines += [f"  the reference fails on {visible(given)}: it {visible(what)}" for given, what in task.reference_failures]
+        lines += [f"  no inputs for {visible(why)}" for why in task.skipped]
+        lines += survivor_lines(task.after)[1:]
+    scored = [task for task in augmented if task.after is not None and task.after.score is not None]
+    summary = f"{len(augmented)} tasks"
+    if scored:
+        mean = [sum(getattr(task, side).score for task in scored) / len(scored) for side in ("before", "after")]
+        lowest = min(scored, key=lambda task: task.after.score)
+        summary += (f": mean score {mean[0]:.2f} -> {mean[1]:.2f}, lowest after {lowest.after.score:.2f} ({visible(lowest.task_id)}); "
+                    f"{sum(len(task.reference_failures) for task in augmented)} inputs the reference fails on")
     lines.append(summary)
     return "\n".join(lines)

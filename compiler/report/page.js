@@ -79,6 +79,12 @@
       section.append(table("tasks", ["task", "answers", "compiles", "passes", "pass rate", ""], data.tasks.map((row) =>
         [row.task, row.answers, row.compiles.count, row.passes.count, percent(row.passes.rate), rateBar(row.passes)])));
     }
+    if (summary.augmented) {
+      const caught = summary.augmented;
+      section.append(el("h3", { text: "Augmented tests: answers that pass the original hidden tests but fail the augmented ones" }));
+      section.append(table("augmented", ["task", "answers", "pass the original tests", "fail the augmented ones"],
+        [...Object.entries(caught.tasks), ["all tasks", caught]].map(([task, c]) => [task, c.answers, c.passed_original, c.fail_augmented])));
+    }
     if (summary.mean_score !== null) section.append(el("p", { text: "mean score: " + summary.mean_score.toFixed(2) + " / 10" }));
     if (summary.ungradable.count) {
       section.append(el("h3", { text: "Could not be graded" }));

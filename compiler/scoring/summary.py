@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from kite.scoring.tasks import is_augmented
+
 Z95 = 1.959963984540054
 
 
@@ -59,6 +61,9 @@ def summarize(results: list[dict]) -> dict:
         # (broken JSON, not UTF-8, no task id), or broken lines would raise the pass rate above the compile rate.
         summary["rates"]["passes"] = wilson(sum(r["passes"] for r in tested), len(tested) + len(results) - len(graded))
         summary["pass_at_k"] = pass_at_k_table(tested + ungraded_with_task)
+        caught = augmented_catches(tested)
+        if caught is not None:
+            summary["augmented"] = caught
     others = [r for r in graded if r["format"] != "kite"]
     if others:
         by_format = defaultdict(list)
@@ -94,3 +99,25 @@ def pass_at_k_table(results: list[dict]) -> dict:
         str(k): round(sum(pass_at_k(len(s), sum(s), k) for s in per_task.values()) / len(per_task), 6)
         for k in range(1, smallest + 1)
     }
+
+
+def augmented_catches(tested: list[dict]) -> dict | None:
+    """With augmented hidden tests (kite tasks augment), how many answers pass the original tests but fail the
+    augmented ones: the wrong answers the original tests let through (EvalPlus's figure), per task and overall.
+    None when no answer met an augmented test."""
+    per_task: dict[str, dict] = {}
+    for r in tested:
+        tests = r.get("tests") or []
+        augmented = [t for t in tests if is_augmented(t["file"])]
+        if not augmented:
+            continue
+        original = [t for t in tests if not is_augmented(t["file"])]
+        passed_original = r["compiles"] and bool(original) and all(t["status"] == "pass" for t in original)
+        counts = per_task.setdefault(r["task"], {"answers": 0, "passed_original": 0, "fail_augmented": 0})
+        counts["answers"] += 1
+        counts["passed_original"] += passed_original
+        counts["fail_augmented"] += passed_original and any(t["status"] != "pass" for t in augmented)
+    if not per_task:
+        return None
+    overall = {name: sum(counts[name] for counts in per_task.values()) for name in ("answers", "passed_original", "fail_augmented")}
+    return {**overall, "tasks": dict(sorted(per_task.items()))}

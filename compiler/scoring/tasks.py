@@ -23,6 +23,7 @@ DEFAULT_MODULE = "Answer"  # the module given to code without a module line when
 PROMPT = "prompt.md"
 SOLUTION = "solution.kite"
 SETTINGS = "task.toml"
+AUGMENTED = "augmented.test.kite"  # hidden tests `kite tasks augment --write` made; read like any other test file
 MAX_TIME_LIMIT = 600.0  # seconds, as `kite test --timeout` allows
 
 
@@ -35,6 +36,11 @@ class Task:
     solution: SourceFile | None = None  # the reference solution, when there is one
     time_limit: float | None = None  # seconds each hidden test may run; None: the command's default
     tags: tuple[str, ...] = ()
+
+
+def is_augmented(path: str) -> bool:
+    """A hidden test file `kite tasks augment` wrote (its tests are counted apart by kite score)."""
+    return Path(path).name == AUGMENTED
 
 
 def valid_task_id(task_id: str) -> bool:

@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 
 from kite.syntax import nodes as n
 from kite.syntax.frontend import SyntaxResult
+from kite.tasks.inputs import preconditions
 from kite.tasks.positions import Positions, Span, edited
 
 ARITHMETIC = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"}
@@ -35,12 +36,14 @@ class Mutant:
 
 def mutants(text: str, syntax: SyntaxResult) -> list[Mutant]:
     """Every mutant of the module's functions and constants (`syntax` is the text read by the front end), in source
-    order, each distinct from the original and from each other."""
+    order, each distinct from the original and from each other. A precondition (`f_requires`) is not mutated: it
+    says which inputs the task is defined for, and no hidden test calls it."""
     maker = _Maker(text, syntax)
+    contract = preconditions(syntax.module)
     for item in syntax.module.items:
         if isinstance(item, n.Let):
             maker.expression(item.value)
-        elif isinstance(item, n.FnDecl):
+        elif isinstance(item, n.FnDecl) and item.name not in contract:
             for statement in n.walk_statements(item.body):
                 maker.statement(statement, item.returns)
                 for expression in n.statement_expressions(statement):

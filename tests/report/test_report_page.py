@@ -344,3 +344,30 @@ def test_without_the_run_the_page_shows_each_claim_sentence_and_slop_phrase(watc
         assert window.problems == []
     finally:
         window.context.close()
+
+
+def test_a_run_scored_with_augmented_tests_shows_per_task_what_they_caught(watched, scored, tmp_path):
+    """Each answer with hidden tests gets one failing augmented test more: every one that passed the original tests
+    is then caught by the augmented ones, and the page's table says so per task and overall."""
+    from kite.scoring.summary import summarize
+
+    results = []
+    for r in scored[0]:
+        if r.get("tests"):
+            extra = {"name": "augmented: shout 1", "file": f"{r['task']}/augmented.test.kite", "line": 5, "status": "fail",
+                     "message": "expect shout(\"\") == \"!\""}
+            r = {**r, "tests": [*r["tests"], extra], "passes": False}
+        results.append(r)
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
+    page_path = tmp_path / "augmented.html"
+    made = run_kite(["report", str(tmp_path / "results.jsonl"), "-o", str(page_path)], cwd=tmp_path)
+    assert made.exit_code == 0, made.output
+    expected = summarize(results)["augmented"]
+    assert expected["fail_augmented"] == expected["passed_original"] > 0
+    window = Watched(watched.context.browser, page_path)
+    try:
+        rows = [[cell.inner_text() for cell in row.locator("td").all()] for row in window.open().locator("#augmented tbody tr").all()]
+        assert rows[-1] == ["all tasks", str(expected["answers"]), str(expected["passed_original"]), str(expected["fail_augmented"])]
+        assert [row[0] for row in rows[:-1]] == list(expected["tasks"]) and window.problems == []
+    finally:
+        window.context.close()

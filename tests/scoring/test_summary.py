@@ -60,3 +60,24 @@ def test_not_applicable_is_left_out_of_a_rule_rate_and_counted():
                          result(3, None, None, rules={"KT002": "n/a"})])
     assert summary["rules"]["KT002"] == {**wilson(1, 2), "failed": 1, "not_applicable": 1}
     assert "passes" not in summary["rates"]  # no hidden tests ran: nothing to say about passing
+
+
+def with_tests(line, task, original, augmented, *, compiles=True):
+    """A result whose hidden tests ran: `original` and `augmented` are the statuses of each file's tests."""
+    tests = [{"file": f"{task}/solution.test.kite", "status": s} for s in original]
+    tests += [{"file": f"{task}/augmented.test.kite", "status": s} for s in augmented]
+    return {**result(line, task, compiles and all(t["status"] == "pass" for t in tests), compiles=compiles), "tests": tests}
+
+
+def test_answers_that_pass_the_original_tests_but_fail_the_augmented_ones_are_counted_per_task_and_overall():
+    summary = summarize([
+        with_tests(1, "a", ["pass"], ["pass", "pass"]),   # passes both
+        with_tests(2, "a", ["pass"], ["pass", "fail"]),   # caught by the augmented tests
+        with_tests(3, "a", ["fail"], ["fail"]),           # the original tests caught it already
+        with_tests(4, "b", ["pass", "pass"], ["timeout"]),
+        with_tests(5, "b", ["pass"], ["pass"], compiles=False),
+        with_tests(6, "c", ["pass"], []),                 # a task without augmented tests is not counted
+    ])
+    assert summary["augmented"] == {"answers": 5, "passed_original": 3, "fail_augmented": 2, "tasks": {
+        "a": {"answers": 3, "passed_original": 2, "fail_augmented": 1}, "b": {"answers": 2, "passed_original": 1, "fail_augmented": 1}}}
+    assert "augmented" not in summarize([with_tests(1, "c", ["pass"], [])])
