@@ -261,7 +261,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     from kite.scoring.run import ScoreOptions, SessionSettings, score as score_run
 
     options = ScoreOptions(
-        run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
+        run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
         cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
                                                  compile_timeout_seconds=compile_timeout),

@@ -50,7 +50,7 @@ class SessionSettings:
 @dataclass(frozen=True)
 class ScoreOptions:
     run: str
-    field: str
+    answer_field: str  # dotted path to the answer's text (--field)
     out: str
     tasks: str | None = None
     task_field: str = "task_id"
@@ -145,7 +145,7 @@ class Reader:
             # a task folder without tests, or with a broken task.toml, stops the run before it starts
             tasks = [self.tasks.task(task_id) for task_id in sorted(named)]
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
-        self.grading = json.dumps([options.field, options.task_field, options.id_field, options.format_field,
+        self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
                                    tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
@@ -172,11 +172,11 @@ class Reader:
             if not valid_task_id(task_id):
                 return ungradable(number, answer_id, None, "bad task id", f"{task_id!r} cannot name a task folder")
             task = self.tasks.task(task_id)
-        answer = dotted(document, options.field)
+        answer = dotted(document, options.answer_field)
         if answer is MISSING:
-            return ungradable(number, answer_id, task_id, "missing field", f"no field {options.field!r}")
+            return ungradable(number, answer_id, task_id, "missing field", f"no field {options.answer_field!r}")
         if not isinstance(answer, str):
-            return ungradable(number, answer_id, task_id, "missing field", f"{options.field!r} is {json_type(answer)}, not a string")
+            return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
         fmt = "kite"
         if options.format_field:
             fmt = dotted(document, options.format_field)
