@@ -1,9 +1,11 @@
-"""The one diagnostic type every layer reports, its ordering, and the verdict it leads to."""
+"""The one diagnostic type every layer reports, its ordering, the verdict it leads to, and what declares a Kite
+rule (a KT id): below the syntax, so every stage that reports a rule can make its diagnostics."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from kite.display import visible
 
@@ -90,3 +92,45 @@ def summary(diagnostics) -> str:
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
     return f"{verdict(diagnostics).value}: {errors} errors, {warnings} warnings"
+
+
+class Stage(enum.Enum):
+    """Where a Kite rule's diagnostics are made; each rule names every stage that reports it (docs/architecture.md)."""
+
+    SYNTAX = "syntax"  # kite.syntax.frontend, while it reads the text: declared there, since syntax is below the rules
+    AST = "ast"  # the rule module's check(module, facts, file), over each file that parsed
+    UNIT = "unit"  # kite.pipeline.front_end, over a program and its test files together
+    ANALYZER = "analyzer"  # a Roslyn analyzer of kite's own (compiler/dotnet/*.cs), run with the C# layers
+    SESSION = "session"  # kite.session, about compiling a unit (its time budget)
+
+
+class Ranged(Protocol):
+    """Anything a diagnostic can cover: a syntax node, or the Span of a name or token."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What every Kite rule declares, Ruff-style: id, severity, summary, rationale, in one place."""
+
+    id: str
+    severity: Severity
+    summary: str  # one line: what the rule flags
+    rationale: str  # why it matters for Kite code
+    example: str  # a snippet that triggers it
+    fix: str  # what to write instead
+    reported_by: frozenset[Stage]  # every stage that makes its diagnostics
+    # Compiler/analyzer ids that report the same problem on the same line: Kite's line wins.
+    same_as: frozenset[str] = field(default_factory=frozenset)
+
+    def at(self, file: str, line: int, column: int, message: str) -> Diagnostic:
+        """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
+        return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
+
+    def on(self, file: str, where: Ranged, message: str) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column)
