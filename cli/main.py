@@ -345,7 +345,7 @@ def server():
 
 def ask_server(op: str) -> dict | None:
     """The server's reply, or None when none runs (or it hung, and was ended)."""
-    from kite.warm_server import request
+    from kite.cli.warm_server import request
 
     try:
         return request({"op": op})
@@ -357,7 +357,7 @@ def ask_server(op: str) -> dict | None:
 @guarded
 def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
-    from kite.warm_server import socket_path
+    from kite.cli.warm_server import socket_path
 
     found = ask_server("status")
     if found is None:
