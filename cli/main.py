@@ -118,7 +118,8 @@ def check(paths, layer, output_format, strict, new_only, state_path, compile_tim
         raise UnusableInput(f"--new-only prints text or json, not {output_format}")
     sources = find_units(list(paths))
     with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+        through = diag.Layer.KITE if layer == "kite" else diag.Layer.ANALYZERS
+        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, through)))
     if new_only:
         from kite.new_only import new_diagnostics
 

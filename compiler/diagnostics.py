@@ -18,12 +18,22 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
 
 
-class Layer(enum.IntEnum):
-    """Where a diagnostic came from; the value is its place in the output order."""
+class Layer(enum.StrEnum):
+    """The four layers every answer goes through, in order, by the one name each has everywhere (JSON, results,
+    `Session.analyze(through=...)`). A diagnostic comes from one of the first three; the tests give outcomes."""
 
-    KITE = 0
-    COMPILER = 1
-    ANALYZERS = 2
+    KITE = "kite"
+    COMPILER = "compiler"
+    ANALYZERS = "analyzers"
+    TESTS = "tests"
+
+    @property
+    def order(self) -> int:
+        return _LAYER_ORDER[self]
+
+
+_LAYER_ORDER = {layer: index for index, layer in enumerate(Layer)}
+STATIC_LAYERS = (Layer.KITE, Layer.COMPILER, Layer.ANALYZERS)  # what a check runs; the tests come after
 
 
 @dataclass(frozen=True)
@@ -59,13 +69,13 @@ class Diagnostic:
             "severity": self.severity.value,
             "id": self.id,
             "message": self.message,
-            "layer": self.layer.name.lower(),
+            "layer": self.layer.value,
         }
 
 
 def sort_key(d: Diagnostic) -> tuple:
     # LANGUAGE.md section 10: by line, then layer, then column; the rest only makes ties deterministic.
-    return (d.file, d.line, d.layer, d.column, d.id, d.message)
+    return (d.file, d.line, d.layer.order, d.column, d.id, d.message)
 
 
 def ordered(diagnostics) -> list[Diagnostic]:

@@ -40,7 +40,7 @@ class Unit:
 @dataclass(frozen=True)
 class CheckResult:
     diagnostics: tuple[Diagnostic, ...]
-    layers_run: tuple[str, ...]  # honest: which layers actually ran
+    layers_run: tuple[diag.Layer, ...]  # honest: which layers actually ran
     skipped: tuple[str, ...] = field(default=())  # layers that could not run, and why
 
     @property

@@ -18,7 +18,7 @@ def session():
 
 def ranges(session, path) -> dict[str, list[tuple[int, int, int, int]]]:
     found: dict[str, list[tuple[int, int, int, int]]] = {}
-    for d in session.check(UnitSource(str(path)).read(), "all").diagnostics:
+    for d in session.check(UnitSource(str(path)).read()).diagnostics:
         found.setdefault(d.id, []).append((d.line, d.column, d.end_line, d.end_column))
     return found
 
@@ -115,5 +115,5 @@ def test_a_line_longer_than_a_marker_can_name_keeps_its_line(session, tmp_path):
 
 
 def test_a_message_that_quotes_the_code_quotes_it_without_the_generator_s_markers(session):
-    [found] = [d for d in session.check(UnitSource(str(REPO / "tests" / "analyzers" / "CA1508.kite")).read(), "all").diagnostics if d.id == "CA1508"]
+    [found] = [d for d in session.check(UnitSource(str(REPO / "tests" / "analyzers" / "CA1508.kite")).read()).diagnostics if d.id == "CA1508"]
     assert found.message.startswith("'n == 3' is always 'true'")

@@ -23,13 +23,20 @@ def session():
 def test_layers_are_chosen_per_call_on_one_roslyn(session):
     unit = UnitSource(str(ARTICLE / "mistakes.kite")).read()
     fast = session.check(unit, "kite")
-    full = session.check(unit, "all")
+    full = session.check(unit)
     roslyn = session.roslyn
     again = session.check(unit, "kite")
     assert fast.layers_run == again.layers_run == ("kite",)
     assert full.layers_run == ("kite", "compiler", "analyzers")
     assert [d.id for d in full.diagnostics] == ["KT001", "KT002", "KT006", "CS8602"]
     assert session.roslyn is roslyn
+    assert full.layers_run == (Layer.KITE, Layer.COMPILER, Layer.ANALYZERS) and all(type(name) is Layer for name in full.layers_run)
+
+
+@pytest.mark.parametrize("through", ["all", "compile", Layer.TESTS])
+def test_a_check_goes_through_one_of_the_static_layers_by_its_one_name(session, through):
+    with pytest.raises(ValueError):
+        session.check(UnitSource(str(ARTICLE / "mistakes.kite")).read(), through)
 
 
 def test_the_kite_layer_alone_never_builds_roslyn():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from kite.diagnostics import Layer
 from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
@@ -95,7 +96,7 @@ class _Runner:
 
     def run(self, text: str, tests, stop_at_failure: bool = False):
         unit = Unit(SourceFile(self.task.solution.path, text), tests)
-        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit, layers="compile",
+        return self.session.test(unit, hidden=self.hidden, timeout_seconds=self.task.time_limit, through=Layer.COMPILER,
                                  stop_at_failure=stop_at_failure)
 
     def observed(self, text: str):
