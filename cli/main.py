@@ -13,7 +13,7 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
 from kite.cli.report import report
 from kite.cli.tasks import tasks
 from kite.display import visible
@@ -83,13 +83,13 @@ def echo_nonempty(text: str) -> None:
         click.echo(text)
 
 
-def exit_code(reports, failed) -> int:
-    """The worst that happened: a bug in kite (3), unusable input (2), code that failed (1), or fine (0)."""
-    if any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)):
-        return EXIT_INTERNAL
-    if any(report.problem for report in reports):
-        return EXIT_UNUSABLE
-    return EXIT_FAILED if any(failed(report) for report in reports if report.problem is None and not report.skipped) else 0
+def units_exit_code(reports, failed) -> int:
+    """The worst that happened to any unit; `failed(report)` says whether a checked unit's code failed."""
+    return exit_code(
+        internal=any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)),
+        unusable=any(report.problem for report in reports),
+        failed=any(failed(report) for report in reports if report.problem is None and not report.skipped),
+    )
 
 
 @main.command()
@@ -127,7 +127,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, compile_tim
     else:
         echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
-    sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
+    sys.exit(units_exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
 
 @main.command()
@@ -147,7 +147,7 @@ def prose(path, output_format):
     text = read(path).text
     report = ProseReport(path, text, tuple(slop(extract(text).prose)))
     click.echo(emitters.emitter(output_format).prose(report))
-    sys.exit(EXIT_FAILED if report.hits else 0)
+    sys.exit(exit_code(failed=bool(report.hits)))
 
 
 @main.command()
@@ -175,7 +175,7 @@ def build(program, output, compile_timeout):
         click.echo(emitters.emitter("text").check(reports))
     if report.built is not None:
         click.echo(f"built {visible(str(report.built))}")
-    sys.exit(exit_code(reports, lambda report: report.built is None))
+    sys.exit(units_exit_code(reports, lambda report: report.built is None))
 
 
 @main.command(name="test")
@@ -224,7 +224,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
     with Session(limits=limits, sandboxed=not no_sandbox, compile_timeout=compile_timeout) as session:
         reports = graded(session, sources, test_unit)
     echo_nonempty(emitters.emitter(output_format).test(reports))
-    sys.exit(exit_code(reports, lambda report: not report.tests.passes))
+    sys.exit(units_exit_code(reports, lambda report: not report.tests.passes))
 
 
 @main.command()
@@ -271,7 +271,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
         summary = score_run(options, progress)
     click.echo(emitters.emitter(output_format).score(summary))
     faults = [u for u in summary["ungradable"]["answers"] if u["kind"] == "grader fault"]
-    sys.exit(EXIT_INTERNAL if faults else 0)
+    sys.exit(exit_code(internal=bool(faults)))
 
 
 # The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
@@ -363,7 +363,7 @@ def status():
     found = ask_server("status")
     if found is None:
         click.echo(f"no kite server running ({visible(str(socket_path()))})")
-        sys.exit(EXIT_FAILED)
+        sys.exit(exit_code(failed=True))
     click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
 
 

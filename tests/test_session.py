@@ -8,7 +8,8 @@ import pytest
 
 from conftest import ARTICLE, REPO, run_kite
 from kite import session as session_module
-from kite.cli.main import exit_code
+from kite.cli.common import exit_code
+from kite.cli.main import units_exit_code
 from kite.diagnostics import Diagnostic, Layer, Severity
 from kite.pipeline import CheckResult, UnitSource, find_units
 from kite.session import Session, UnitReport
@@ -93,5 +94,7 @@ def test_the_exit_code_is_the_worst_that_happened():
     clean = UnitReport("a.kite", check=CheckResult((), ("kite",)))
     internal = Diagnostic("b.kite", 0, 0, Severity.ERROR, "KT900", "internal error: CS0103 on generated code", Layer.COMPILER)
     failed = lambda report: report.check.verdict.value == "failed"
-    assert exit_code([clean], failed) == 0
-    assert exit_code([clean, UnitReport("b.kite", check=CheckResult((internal,), ("kite",)))], failed) == 3
+    assert exit_code() == 0 and exit_code(failed=True) == 1
+    assert exit_code(unusable=True, failed=True) == 2 and exit_code(internal=True, unusable=True, failed=True) == 3
+    assert units_exit_code([clean], failed) == 0
+    assert units_exit_code([clean, UnitReport("b.kite", check=CheckResult((internal,), ("kite",)))], failed) == 3
