@@ -72,6 +72,11 @@ class Diagnostic:
             "layer": self.layer.value,
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> Diagnostic:
+        """The diagnostic `to_json` gave (the compile worker's replies carry them so)."""
+        return cls(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"])})
+
 
 def sort_key(d: Diagnostic) -> tuple:
     # LANGUAGE.md section 10: by line, then layer, then column; the rest only makes ties deterministic.
