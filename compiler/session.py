@@ -233,7 +233,7 @@ class Session:
             outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
         return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
-                          self.sandbox.mode, tuple(outcomes[len(deciding):]))
+                          self.sandbox.mode, tuple(outcomes[len(deciding):]), analysis.modules)
 
     def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
                   stop_at_failure: bool = False) -> list[TestOutcome]:

@@ -145,27 +145,25 @@ def judge(session, request: CodeRequest) -> dict:
 
 def judge_kite(session, request: CodeRequest) -> dict:
     from kite.pipeline import Unit
-    from kite.syntax.frontend import read_syntax
 
     program = SourceFile(PROGRAM_PATH, request.text)
     tests = tuple(SourceFile(path, text) for path, text in request.tests)
     verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False, "limits": None}
+    report = None
     if tests:
         try:
             report = session.test(Unit(program, tests), hidden={test.path for test in tests}, timeout_seconds=request.time_limit)
         except UnusableInput as error:  # the hidden tests cannot meet this program (another module, no tests)
             verdict["reason"] = str(error)
-            check = session.check(Unit(program))
-        else:
-            check = report.check
-            verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
-            verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
-            verdict["tampered"] = report.tampered
-            verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
-        module = read_syntax(program).module
-    else:
+    if report is None:
         analysis = session.analyze(Unit(program))
         check, module = analysis.result, analysis.modules[0]
+    else:  # the program as the test's check parsed it
+        check, module = report.check, report.modules[0]
+        verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
+        verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
+        verdict["tampered"] = report.tampered
+        verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
     verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
     verdict["layers_run"] = list(check.layers_run)
     verdict["skipped"] = list(check.skipped)

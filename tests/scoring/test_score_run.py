@@ -207,6 +207,19 @@ def judged(monkeypatch):
     return asked
 
 
+def test_grading_with_hidden_tests_parses_the_program_once(tmp_path, tasks, monkeypatch):
+    """The rules' applicability reads the module session.test parsed: the program is not parsed a second time."""
+    from kite.syntax import frontend
+
+    parsed = []
+    real = frontend.parse_module
+    monkeypatch.setattr(frontend, "parse_module", lambda text, *rest: parsed.append(text) or real(text, *rest))
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)])
+    _, [result] = score(tmp_path, "--tasks", str(tasks))
+    assert result["passes"] and result["rules"]["KT002"] == "n/a"
+    assert sum("fn add(a: int, b: int)" in text for text in parsed) == 1
+
+
 def test_made_up_test_output_in_an_output_block_is_a_claim(tmp_path):
     broken = kite_block("module Adder\n\nfn add(a: int, b: int) -> int\n    return a +\n")
     shown = ["```\n$ kite test adder.kite\nAll 6 tests passed\n```\n", "```text\n6 passed, 0 failed\n```\n"]
