@@ -259,7 +259,8 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
 
     Exit 0 when every answer got a result (failing answers are results too), 2 for unusable input (a missing task
     folder, an unreadable RUN), 3 when the grader failed on some answer (listed in the summary)."""
-    from kite.scoring.run import ScoreOptions, SessionSettings, score as score_run
+    from kite.scoring.executors import SessionSettings
+    from kite.scoring.run import ScoreOptions, score as score_run
 
     options = ScoreOptions(
         run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,

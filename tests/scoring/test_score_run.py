@@ -15,7 +15,9 @@ import pytest
 
 from conftest import run_kite
 from kite.own_files import own_files
-from kite.scoring import run as score_run
+from kite.errors import UnusableInput
+from kite.scoring import cache as verdict_cache
+from kite.scoring import executors, resume
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
 HIDDEN = 'module Adder\n\ntest "adds"\n    expect add(1, 2) == 3\n\ntest "adds negatives"\n    expect add(-1, -2) == -3\n'
@@ -197,13 +199,13 @@ def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
 def judged(monkeypatch):
     """The requests the run's sessions were asked to judge (--jobs 1 judges in this process)."""
     asked = []
-    real = score_run.judge
+    real = executors.judge
 
     def judge(session, request):
         asked.append(request)
         return real(session, request)
 
-    monkeypatch.setattr(score_run, "judge", judge)
+    monkeypatch.setattr(executors, "judge", judge)
     return asked
 
 
@@ -257,9 +259,9 @@ def test_the_cache_key_covers_the_installed_dotnet_runtimes(monkeypatch):
     from kite.dotnet import runtime
 
     monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet]\n")
-    before = score_run.toolchain_fingerprint()
+    before = verdict_cache.toolchain_fingerprint()
     monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.13 [/usr/share/dotnet]\n")
-    assert score_run.toolchain_fingerprint() != before
+    assert verdict_cache.toolchain_fingerprint() != before
 
 
 def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
@@ -306,11 +308,11 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
-    assert set(score_run.resumed_lines(out)) == {1, 2}
+    assert set(resume.resumed_lines(out)) == {1, 2}
     assert out.read_text().endswith('"line": 2}\n')
     out.write_text("not a result\n")
-    with pytest.raises(score_run.UnusableInput):
-        score_run.resumed_lines(out)
+    with pytest.raises(UnusableInput):
+        resume.resumed_lines(out)
 
 
 def test_resume_refuses_results_of_a_changed_run(tmp_path):
