@@ -19,7 +19,7 @@ from kite import __version__
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.display import visible
 from kite.report.compare import flips, rate_changes
-from kite.report.frames import underlines
+from kite.frames import underlines
 from kite.report.results import dumps_for_script, verdict_passed
 from kite.scoring.answer import extract
 from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
