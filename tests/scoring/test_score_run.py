@@ -59,6 +59,23 @@ def test_hidden_tests_decide_and_the_answers_own_tests_are_reported_apart(tmp_pa
     assert [t["status"] for t in wrong["own_tests"]] == ["pass"]
 
 
+def test_a_forged_channel_fails_the_answer_even_when_every_deciding_test_passed():
+    """The answer's own tests run after the hidden ones, in the same process: a line they forge comes after every
+    deciding test has passed, and still fails the answer."""
+    from kite.scoring.grading import assemble, prepare
+    from kite.scoring.tasks import Task
+    from kite.source import SourceFile
+
+    task = Task("add", "Adder", (SourceFile("add/adder.test.kite", HIDDEN),))
+    prepared = prepare(1, "a0", kite_block(ADDER), task, "kite", "dotnet", None)
+    passed = [{"name": name, "file": "add/adder.test.kite", "line": 3, "status": "pass", "message": ""} for name in ("adds", "adds negatives")]
+    verdict = {"reason": "", "tests": passed, "own_tests": [], "limits": None, "diagnostics": [], "skipped": [],
+               "layers_run": ["kite", "compiler", "analyzers"], "applies": {}}
+    assert assemble(prepared, {**verdict, "tampered": False})["passes"] is True
+    forged = assemble(prepared, {**verdict, "tampered": True})
+    assert forged["passes"] is False and forged["score"] == 0 and "the answer forged its test results" in forged["reasons"]
+
+
 def test_an_answer_cannot_overload_a_helper_of_the_hidden_tests(tmp_path):
     folder = tmp_path / "tasks" / "add"
     folder.mkdir(parents=True)
