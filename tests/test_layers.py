@@ -134,3 +134,14 @@ def test_an_edge_the_table_does_not_allow_is_named_with_its_modules():
     ]
     lazy = "import json\n\ndef f():\n    from kite.session import Session\n    import kite.cli.main\n    from . import nodes\n"
     assert imports_in(lazy, "kite.syntax") == {"kite.session", "kite.session.Session", "kite.cli.main", "kite.syntax", "kite.syntax.nodes"}
+
+
+def test_reading_syntax_loads_nothing_above_it():
+    """What the import table says, as the interpreter does it: kite.syntax.frontend once loaded every rule and codegen."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import sys, kite.syntax.frontend; print(*sorted(sys.modules))"],
+                          capture_output=True, text=True, check=True)
+    loaded = {unit_of(name, BASE_MODULES) for name in done.stdout.split() if name == "kite" or name.startswith("kite.")}
+    assert loaded == {"syntax", BASE}
