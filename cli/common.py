@@ -27,6 +27,12 @@ EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3
 
 
+def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = False) -> int:
+    """The worst that happened: a bug in kite (3), unusable input (2), code that failed or nothing found (1), or
+    fine (0). Every command's exit code is this of what it saw."""
+    return EXIT_INTERNAL if internal else EXIT_UNUSABLE if unusable else EXIT_FAILED if failed else 0
+
+
 def guarded(command):
     """One line, never a traceback: unusable input and toolchain problems exit 2."""
 

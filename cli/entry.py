@@ -7,7 +7,7 @@ import sys
 
 
 def entry() -> None:
-    from kite.warm_server import run_through_server, wanted
+    from kite.cli.warm_server import run_through_server, wanted
 
     if wanted(sys.argv[1:]):
         try:

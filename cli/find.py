@@ -5,11 +5,9 @@ from __future__ import annotations
 import click
 
 from kite.cli import emitters
+from kite.cli.common import exit_code
 from kite.display import visible
 from kite.errors import UnusableInput
-
-EXIT_NOTHING = 1  # like grep: nothing matched, or a plan refused
-EXIT_UNUSABLE = 2
 
 
 def _problems(problems) -> bool:
@@ -29,9 +27,8 @@ def run_find(pattern_text: str, paths: list[str], context: str | None, output_fo
     except OSError as error:
         raise UnusableInput(f"--cache {cache_dir}: cannot use it as a folder ({error.strerror})") from None
     click.echo(emitters.emitter(output_format).find(pattern, searched))
-    if _problems([file.problem for file in searched if file.problem]):
-        return EXIT_UNUSABLE
-    return 0 if any(file.found for file in searched) else EXIT_NOTHING
+    # like grep: 1 when nothing matched
+    return exit_code(unusable=_problems([file.problem for file in searched if file.problem]), failed=not any(file.found for file in searched))
 
 
 def run_prepare(pattern_text: str | None, template: str | None, paths: list[str], context: str | None, plan_path: str) -> int:
@@ -46,13 +43,13 @@ def run_prepare(pattern_text: str | None, template: str | None, paths: list[str]
     plan = prepare(parse_pattern(pattern_text, context), template, paths)
     click.echo(emitters.emitter("text").rewrite_plan(plan, plan_path), nl=False)
     if _problems(plan.problems):  # a plan must cover every file named: none is written without one of them
-        return EXIT_UNUSABLE
+        return exit_code(unusable=True)
     if plan.files:
         try:
             write_atomically(Path(plan_path), plan.to_json().encode())
         except OSError as error:
             raise UnusableInput(f"{plan_path}: cannot write the plan ({error.strerror})") from None
-    return 0 if plan.files else EXIT_NOTHING
+    return exit_code(failed=not plan.files)
 
 
 def run_apply(plan_path: str, check: bool) -> int:
@@ -62,10 +59,10 @@ def run_apply(plan_path: str, check: bool) -> int:
         written = apply(plan_path, check)
     except PlanRefused as refused:
         click.echo(f"kite: plan refused, no file written: {visible(str(refused))}", err=True)
-        return EXIT_NOTHING
+        return exit_code(failed=True)
     except OSError as error:
         click.echo(f"kite: error: writing failed, every file put back as it was: {visible(str(error))}", err=True)
-        return EXIT_UNUSABLE
+        return exit_code(unusable=True)
     for path in written:
         click.echo(f"rewrote {visible(path)}")
     return 0

@@ -13,7 +13,7 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import EXIT_FAILED, EXIT_INTERNAL, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
 from kite.cli.report import report
 from kite.cli.tasks import tasks
 from kite.display import visible
@@ -83,13 +83,13 @@ def echo_nonempty(text: str) -> None:
         click.echo(text)
 
 
-def exit_code(reports, failed) -> int:
-    """The worst that happened: a bug in kite (3), unusable input (2), code that failed (1), or fine (0)."""
-    if any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)):
-        return EXIT_INTERNAL
-    if any(report.problem for report in reports):
-        return EXIT_UNUSABLE
-    return EXIT_FAILED if any(failed(report) for report in reports if report.problem is None and not report.skipped) else 0
+def units_exit_code(reports, failed) -> int:
+    """The worst that happened to any unit; `failed(report)` says whether a checked unit's code failed."""
+    return exit_code(
+        internal=any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)),
+        unusable=any(report.problem for report in reports),
+        failed=any(failed(report) for report in reports if report.problem is None and not report.skipped),
+    )
 
 
 @main.command()
@@ -118,7 +118,8 @@ def check(paths, layer, output_format, strict, new_only, state_path, compile_tim
         raise UnusableInput(f"--new-only prints text or json, not {output_format}")
     sources = find_units(list(paths))
     with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, layer)))
+        through = diag.Layer.KITE if layer == "kite" else diag.Layer.ANALYZERS
+        reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, through)))
     if new_only:
         from kite.new_only import new_diagnostics
 
@@ -126,7 +127,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, compile_tim
     else:
         echo_nonempty(emitters.emitter(output_format).check(reports))
     unclean = diag.Verdict.FAILED if not strict else diag.Verdict.COMPILED
-    sys.exit(exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
+    sys.exit(units_exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
 
 @main.command()
@@ -146,7 +147,7 @@ def prose(path, output_format):
     text = read(path).text
     report = ProseReport(path, text, tuple(slop(extract(text).prose)))
     click.echo(emitters.emitter(output_format).prose(report))
-    sys.exit(EXIT_FAILED if report.hits else 0)
+    sys.exit(exit_code(failed=bool(report.hits)))
 
 
 @main.command()
@@ -174,7 +175,7 @@ def build(program, output, compile_timeout):
         click.echo(emitters.emitter("text").check(reports))
     if report.built is not None:
         click.echo(f"built {visible(str(report.built))}")
-    sys.exit(exit_code(reports, lambda report: report.built is None))
+    sys.exit(units_exit_code(reports, lambda report: report.built is None))
 
 
 @main.command(name="test")
@@ -223,7 +224,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
     with Session(limits=limits, sandboxed=not no_sandbox, compile_timeout=compile_timeout) as session:
         reports = graded(session, sources, test_unit)
     echo_nonempty(emitters.emitter(output_format).test(reports))
-    sys.exit(exit_code(reports, lambda report: not report.tests.passes))
+    sys.exit(units_exit_code(reports, lambda report: not report.tests.passes))
 
 
 @main.command()
@@ -258,10 +259,11 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
 
     Exit 0 when every answer got a result (failing answers are results too), 2 for unusable input (a missing task
     folder, an unreadable RUN), 3 when the grader failed on some answer (listed in the summary)."""
-    from kite.scoring.run import ScoreOptions, SessionSettings, score as score_run
+    from kite.scoring.executors import SessionSettings
+    from kite.scoring.run import ScoreOptions, score as score_run
 
     options = ScoreOptions(
-        run=run, field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
+        run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
         cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
                                                  compile_timeout_seconds=compile_timeout),
@@ -270,7 +272,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
         summary = score_run(options, progress)
     click.echo(emitters.emitter(output_format).score(summary))
     faults = [u for u in summary["ungradable"]["answers"] if u["kind"] == "grader fault"]
-    sys.exit(EXIT_INTERNAL if faults else 0)
+    sys.exit(exit_code(internal=bool(faults)))
 
 
 # The rungs of kite.search.pattern.CONTEXTS, spelled here so `kite --help` does not load the parser.
@@ -345,7 +347,7 @@ def server():
 
 def ask_server(op: str) -> dict | None:
     """The server's reply, or None when none runs (or it hung, and was ended)."""
-    from kite.warm_server import request
+    from kite.cli.warm_server import request
 
     try:
         return request({"op": op})
@@ -357,12 +359,12 @@ def ask_server(op: str) -> dict | None:
 @guarded
 def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
-    from kite.warm_server import socket_path
+    from kite.cli.warm_server import socket_path
 
     found = ask_server("status")
     if found is None:
         click.echo(f"no kite server running ({visible(str(socket_path()))})")
-        sys.exit(EXIT_FAILED)
+        sys.exit(exit_code(failed=True))
     click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
 
 

@@ -7,7 +7,7 @@ import sys
 import click
 
 from kite.cli import emitters
-from kite.cli.common import EXIT_FAILED, EXIT_UNUSABLE, budget_option, compile_timeout_option, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
 from kite.display import visible
 from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 
@@ -49,7 +49,7 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
     with Session(limits=Limits(timeout_seconds=timeout), compile_timeout=compile_timeout) as session:
         checks = check_tasks(session, folder)
     click.echo(emitters.emitter(output_format).tasks_check(checks))
-    sys.exit(EXIT_UNUSABLE if any(c.unusable for c in checks) else EXIT_FAILED if not all(c.ok for c in checks) else 0)
+    sys.exit(exit_code(unusable=any(c.unusable for c in checks), failed=not all(c.ok for c in checks)))
 
 
 @tasks.command()
@@ -86,10 +86,8 @@ def mutate(tasks_dir, min_score, max_mutants, seed, max_inputs, budget, output_f
     with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), compile_timeout=compile_timeout) as session:
         measured = mutate_tasks(session, folder, max_mutants, seed, progress, max_inputs)
     click.echo(emitters.emitter(output_format).tasks_mutate(measured, min_score))
-    if any(task.unusable for task in measured):
-        sys.exit(EXIT_UNUSABLE)
     below = min_score is not None and any(task.score is None or task.score < min_score for task in measured)
-    sys.exit(EXIT_FAILED if below or any(task.problem for task in measured) else 0)
+    sys.exit(exit_code(unusable=any(task.unusable for task in measured), failed=below or any(task.problem for task in measured)))
 
 
 @tasks.command()
@@ -126,6 +124,4 @@ def augment(tasks_dir, seed, max_inputs, max_mutants, write, budget, output_form
     with Session(limits=Limits(timeout_seconds=timeout, budget_seconds=budget), compile_timeout=compile_timeout) as session:
         augmented = augment_tasks(session, folder, Options(seed, max_inputs, max_mutants), write, progress)
     click.echo(emitters.emitter(output_format).tasks_augment(augmented))
-    if any(task.unusable for task in augmented):
-        sys.exit(EXIT_UNUSABLE)
-    sys.exit(EXIT_FAILED if any(task.problem for task in augmented) else 0)
+    sys.exit(exit_code(unusable=any(task.unusable for task in augmented), failed=any(task.problem for task in augmented)))

@@ -1,11 +1,10 @@
-"""Scopes and symbols of one module, gathered into plain facts that the rules read; then every rule."""
+"""Scopes and symbols of one module, gathered into plain facts that the rules read (kite.rules.check_module)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from kite.callee import constructs
-from kite.diagnostics import Diagnostic
 from kite.syntax import nodes as n
 
 IMMUTABLE_KINDS = {"let", "const", "param", "loop", "lambda"}
@@ -263,14 +262,3 @@ def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
 
 def gather(module: n.Module) -> Facts:
     return _Walker(module).run()
-
-
-def analyze(module: n.Module, file: str) -> list[Diagnostic]:
-    """Every Kite rule over one module."""
-    from kite.rules import AST_RULES
-
-    facts = gather(module)
-    found: list[Diagnostic] = []
-    for rule in AST_RULES:
-        found.extend(rule.check(module, facts, file))
-    return found

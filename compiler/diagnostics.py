@@ -1,9 +1,11 @@
-"""The one diagnostic type every layer reports, its ordering, and the verdict it leads to."""
+"""The one diagnostic type every layer reports, its ordering, the verdict it leads to, and what declares a Kite
+rule (a KT id): below the syntax, so every stage that reports a rule can make its diagnostics."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from kite.display import visible
 
@@ -16,12 +18,22 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
 
 
-class Layer(enum.IntEnum):
-    """Where a diagnostic came from; the value is its place in the output order."""
+class Layer(enum.StrEnum):
+    """The four layers every answer goes through, in order, by the one name each has everywhere (JSON, results,
+    `Session.analyze(through=...)`). A diagnostic comes from one of the first three; the tests give outcomes."""
 
-    KITE = 0
-    COMPILER = 1
-    ANALYZERS = 2
+    KITE = "kite"
+    COMPILER = "compiler"
+    ANALYZERS = "analyzers"
+    TESTS = "tests"
+
+    @property
+    def order(self) -> int:
+        return _LAYER_ORDER[self]
+
+
+_LAYER_ORDER = {layer: index for index, layer in enumerate(Layer)}
+STATIC_LAYERS = (Layer.KITE, Layer.COMPILER, Layer.ANALYZERS)  # what a check runs; the tests come after
 
 
 @dataclass(frozen=True)
@@ -57,13 +69,18 @@ class Diagnostic:
             "severity": self.severity.value,
             "id": self.id,
             "message": self.message,
-            "layer": self.layer.name.lower(),
+            "layer": self.layer.value,
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Diagnostic:
+        """The diagnostic `to_json` gave (the compile worker's replies carry them so)."""
+        return cls(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"])})
 
 
 def sort_key(d: Diagnostic) -> tuple:
     # LANGUAGE.md section 10: by line, then layer, then column; the rest only makes ties deterministic.
-    return (d.file, d.line, d.layer, d.column, d.id, d.message)
+    return (d.file, d.line, d.layer.order, d.column, d.id, d.message)
 
 
 def ordered(diagnostics) -> list[Diagnostic]:
@@ -90,3 +107,45 @@ def summary(diagnostics) -> str:
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
     return f"{verdict(diagnostics).value}: {errors} errors, {warnings} warnings"
+
+
+class Stage(enum.Enum):
+    """Where a Kite rule's diagnostics are made; each rule names every stage that reports it (docs/architecture.md)."""
+
+    SYNTAX = "syntax"  # kite.syntax.frontend, while it reads the text: declared there, since syntax is below the rules
+    AST = "ast"  # the rule module's check(module, facts, file), over each file that parsed
+    UNIT = "unit"  # kite.pipeline.front_end, over a program and its test files together
+    ANALYZER = "analyzer"  # a Roslyn analyzer of kite's own (compiler/dotnet/*.cs), run with the C# layers
+    SESSION = "session"  # kite.session, about compiling a unit (its time budget)
+
+
+class Ranged(Protocol):
+    """Anything a diagnostic can cover: a syntax node, or the Span of a name or token."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What every Kite rule declares, Ruff-style: id, severity, summary, rationale, in one place."""
+
+    id: str
+    severity: Severity
+    summary: str  # one line: what the rule flags
+    rationale: str  # why it matters for Kite code
+    example: str  # a snippet that triggers it
+    fix: str  # what to write instead
+    reported_by: frozenset[Stage]  # every stage that makes its diagnostics
+    # Compiler/analyzer ids that report the same problem on the same line: Kite's line wins.
+    same_as: frozenset[str] = field(default_factory=frozenset)
+
+    def at(self, file: str, line: int, column: int, message: str) -> Diagnostic:
+        """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
+        return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
+
+    def on(self, file: str, where: Ranged, message: str) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column)

@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
-from kite.analyze import analyze
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate
 from kite.csharp_words import in_kite_words
-from kite.rules import ALL_RULES, kt000_syntax, kt015_function_declared_twice
+from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_function_declared_twice
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
@@ -41,7 +40,7 @@ class Unit:
 @dataclass(frozen=True)
 class CheckResult:
     diagnostics: tuple[Diagnostic, ...]
-    layers_run: tuple[str, ...]  # honest: which layers actually ran
+    layers_run: tuple[diag.Layer, ...]  # honest: which layers actually ran
     skipped: tuple[str, ...] = field(default=())  # layers that could not run, and why
 
     @property
@@ -105,7 +104,7 @@ def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:
     syntax = read_syntax(source)
     found = list(syntax.diagnostics)
     if syntax.module is not None:
-        for d in analyze(syntax.module, source.path):
+        for d in check_module(syntax.module, source.path):
             if d.line in syntax.replaced_lines:
                 continue  # recovery wrote that line, not the user
             if d.line in syntax.leaked_lines and d.id in CASCADES_FROM_LEAKS:

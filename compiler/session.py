@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import line_path, module_class, test_methods
-from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic
+from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
@@ -32,7 +32,6 @@ from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
-LAYERS = ("kite", "compile", "all")  # compile: Kite's layer and C# generated for emit, no analyzers (mutants)
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
 
@@ -160,33 +159,36 @@ class Session:
 
     # ---- the stages
 
-    def analyze(self, unit: Unit, layers: str = "all") -> Analysis:
-        """The check (Kite's layer alone, or all three static layers), each file's module, and the C# compiled."""
-        if layers not in LAYERS:
-            raise ValueError(f"unknown layers {layers!r}")
+    def analyze(self, unit: Unit, through: Layer = Layer.ANALYZERS) -> Analysis:
+        """The check through a static layer (Kite's alone, or all three; through the compiler: Kite's layer and the C#
+        generated for emit, which says whether it compiles, without the analyzers' pass), each file's module, and
+        the C# compiled."""
+        through = Layer(through)
+        if through not in STATIC_LAYERS:
+            raise ValueError(f"{through} is not a static layer: Session.test runs the tests")
         found, syntax, modules = front_end(unit)
         parsed = tuple(syntax[source.path].module for source in unit.sources)
-        if layers == "kite":
-            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, None)
+        if through is Layer.KITE:
+            return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, None)
         if modules is None:
             stopped_by = "KT010" if any(d.id == "KT010" for d in found) else "KT000"
             skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
-            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",), skipped), parsed, None)
+            return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,), skipped), parsed, None)
         generated = generate_unit(unit, modules)
-        if layers == "compile":  # whether it compiles is all that is asked: emit says so without the analyzers' pass
-            return Analysis(CheckResult(tuple(diag.ordered(found)), ("kite",)), parsed, generated)
+        if through is Layer.COMPILER:  # whether it compiles is all that is asked: emit says so without the analyzers' pass
+            return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, generated)
         try:
             csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
         except CompileTimeout:
             skipped = (f"compiler and analyzers stopped after {self.compile_timeout:g} s (KT010)",)
-            return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), ("kite",), skipped), parsed, None)
+            return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), (Layer.KITE,), skipped), parsed, None)
         # Back from the names #line markers can carry to the files' own names.
         paths = {line_path(source.path): source.path for source in unit.sources}
         csharp = [replace(d, file=paths.get(d.file, d.file) or unit.program.path) for d in csharp]
-        return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), ("kite", "compiler", "analyzers")), parsed, generated)
+        return Analysis(CheckResult(tuple(merge(found, csharp, syntax)), STATIC_LAYERS), parsed, generated)
 
-    def check(self, unit: Unit, layers: str = "all") -> CheckResult:
-        return self.analyze(unit, layers).result
+    def check(self, unit: Unit, through: Layer = Layer.ANALYZERS) -> CheckResult:
+        return self.analyze(unit, through).result
 
     def emit(self, unit: Unit, analysis: Analysis, *, entry_point: bool = False) -> Compiled:
         """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
@@ -206,12 +208,12 @@ class Session:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
     def test(self, unit: Unit, hidden: Collection[str] | None = None, timeout_seconds: float | None = None,
-             layers: str = "all", stop_at_failure: bool = False) -> TestReport:
+             through: Layer = Layer.ANALYZERS, stop_at_failure: bool = False) -> TestReport:
         """Compile the unit, then run its tests in a fresh sandboxed process; with `hidden` (test file paths), only
         their tests decide and the rest are reported apart. `timeout_seconds` (a task's time limit) replaces the
-        session's limit for each test of this unit; layers="compile" skips the analyzers; `stop_at_failure` leaves
+        session's limit for each test of this unit; through=Layer.COMPILER skips the analyzers; `stop_at_failure` leaves
         the tests after a time-out or crash that follows a failure unrun (a mutant: one failure decides it)."""
-        analysis = self.analyze(unit, layers)
+        analysis = self.analyze(unit, through)
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
@@ -231,7 +233,7 @@ class Session:
             outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
         return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
-                          self.sandbox.mode, tuple(outcomes[len(deciding):]))
+                          self.sandbox.mode, tuple(outcomes[len(deciding):]), analysis.modules)
 
     def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
                   stop_at_failure: bool = False) -> list[TestOutcome]:

@@ -66,6 +66,16 @@ def test_merge_keeps_exactly_what_comparing_every_pair_keeps(kite, csharp, leake
     assert merge(kite, csharp, syntax) == merged_by_definition(kite, csharp, syntax)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(diagnostics(KITE_IDS, Layer.KITE), diagnostics(CSHARP_IDS, Layer.COMPILER)), st.integers(0, 3), st.integers(0, 9))
+def test_a_diagnostic_read_back_from_its_json_is_itself(found, more_lines, end_column):
+    import dataclasses
+
+    ranged = dataclasses.replace(found, end_line=found.line + more_lines, end_column=end_column) if end_column else found
+    again = Diagnostic.from_json(json.loads(json.dumps(ranged.to_json())))
+    assert again == ranged and type(again.layer) is Layer and type(again.severity) is Severity
+
+
 def test_merge_drops_the_compilers_word_for_a_problem_kite_reports_on_that_line_only():
     def at(line, rule_id, layer):
         return Diagnostic("a.kite", line, 1, Severity.ERROR, rule_id, "m", layer)

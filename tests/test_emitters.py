@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 
 import pytest
 
@@ -57,5 +58,16 @@ def test_test_in_every_format(test_set, output_format):
 
 
 def test_every_command_offers_the_formats_its_data_has():
-    assert formats_for("check") == ["text", "full", "json", "sarif", "github"]
-    assert formats_for("test") == ["text", "json", "junit", "github"]
+    assert formats_for("check") == ["text", "full", "github", "json", "sarif"]
+    assert formats_for("test") == ["text", "github", "json", "junit"]
+
+
+def test_a_new_format_is_a_new_module_and_nothing_else(tmp_path, monkeypatch):
+    from kite.cli import emitters
+
+    (tmp_path / "markdown.py").write_text("def check(reports):\n    return '# checked'\n")
+    monkeypatch.setattr(emitters, "__path__", [*emitters.__path__, str(tmp_path)])
+    monkeypatch.setattr(emitters, "_FORMATS", emitters._found())
+    assert formats_for("check") == ["text", "full", "github", "json", "markdown", "sarif"]
+    assert "markdown" not in formats_for("test") and emitters.emitter("markdown").check([]) == "# checked"
+    sys.modules.pop("kite.cli.emitters.markdown")

@@ -9,7 +9,7 @@ import pytest
 
 from kite import diagnostics as diag
 from kite.cli.emitters import full
-from kite.report.frames import Underline, underlines
+from kite.frames import Underline, underlines
 
 LINES = ["module Demo", "fn f(x: int) -> int", "    let mut total = x", "    return total"]
 

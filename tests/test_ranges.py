@@ -18,7 +18,7 @@ def session():
 
 def ranges(session, path) -> dict[str, list[tuple[int, int, int, int]]]:
     found: dict[str, list[tuple[int, int, int, int]]] = {}
-    for d in session.check(UnitSource(str(path)).read(), "all").diagnostics:
+    for d in session.check(UnitSource(str(path)).read()).diagnostics:
         found.setdefault(d.id, []).append((d.line, d.column, d.end_line, d.end_column))
     return found
 
@@ -115,5 +115,18 @@ def test_a_line_longer_than_a_marker_can_name_keeps_its_line(session, tmp_path):
 
 
 def test_a_message_that_quotes_the_code_quotes_it_without_the_generator_s_markers(session):
-    [found] = [d for d in session.check(UnitSource(str(REPO / "tests" / "analyzers" / "CA1508.kite")).read(), "all").diagnostics if d.id == "CA1508"]
+    [found] = [d for d in session.check(UnitSource(str(REPO / "tests" / "analyzers" / "CA1508.kite")).read()).diagnostics if d.id == "CA1508"]
     assert found.message.startswith("'n == 3' is always 'true'")
+
+
+def test_compiler_errors_come_back_to_the_file_they_are_in_by_its_own_name(session, tmp_path):
+    """The file half of the #line markers: each file of a unit marks its C# with its own name (here one a marker
+    cannot spell as it is: a quote), and the session maps the name back, so each range lands in its own file."""
+    program = tmp_path / 'say "hi".kite'
+    program.write_text('module Say\n\nfn f() -> int\n    let x: int = "a"\n    return x\n')
+    tests = tmp_path / 'say "hi".test.kite'
+    tests.write_text('module Say\n\ntest "t"\n    let y: str = 1\n    expect f() == 1\n')
+    unit = UnitSource(str(program), (str(tests),)).read()
+    found = [(d.file, d.id, d.line, d.column, d.end_line, d.end_column) for d in session.check(unit).diagnostics]
+    # line 4 of each: `"a"` is columns 18-20 of `    let x: int = "a"`, and `1` column 18 of `    let y: str = 1`.
+    assert found == [(str(program), "CS0029", 4, 18, 4, 21), (str(tests), "CS0029", 4, 18, 4, 19)]

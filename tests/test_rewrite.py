@@ -42,6 +42,13 @@ def test_applying_writes_every_file_of_the_plan(three):
     assert all(text.endswith(b"    return fresh(b)\n") for text in contents(three).values())
 
 
+def test_a_template_of_several_lines_is_indented_as_the_line_it_replaces(three):
+    run_kite(["rewrite", "print(upper($S))", "--to", "let shout = upper($S)\nprint(shout)", "a.kite"], cwd=three)
+    result = run_kite(["rewrite", "--apply", "kite-rewrite.plan.json", "--check"], cwd=three)
+    assert result.exit_code == 0, result.output
+    assert '    let shout = upper("A")\n    print(shout)\n    return old(a + b, b)\n' in (three / "a.kite").read_text()
+
+
 def test_nothing_matched_is_exit_1_and_no_plan(three):
     result = run_kite(["rewrite", "missing($X)", "--to", "other($X)", "."], cwd=three)
     assert result.exit_code == 1 and not (three / "kite-rewrite.plan.json").exists()

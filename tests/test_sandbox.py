@@ -283,6 +283,27 @@ def test_a_thread_bomb_held_by_one_answer_leaves_other_answers_graded_meanwhile_
         bomb.join()
 
 
+def test_an_answer_starts_fewer_threads_than_its_process_limit(session):
+    [outcome] = run_raw(session, (RAW / "holds_threads.cs").read_text(), "counts")
+    assert outcome.status == "pass", outcome.message
+    assert 0 < int(outcome.output) < session.limits.processes
+
+
+def test_the_test_hosts_folder_is_read_only_to_an_answer_running_as_kites_own_user(session):
+    """Where kite cannot give each process a user of its own (not root, or no setpriv), the answer runs as kite's
+    user, who owns the host's folder: only the read-only bind keeps it from replacing the next answer's host."""
+    import dataclasses
+
+    same_user = ProcessPool(dataclasses.replace(session.sandbox, setpriv=""), session.pool.host_dir, session.limits)
+    try:
+        [outcome] = run_answer(same_user, raw_image(session, (RAW / "fills_file_systems.cs").read_text()), [TestRequest("Raw", "fill")])
+    finally:
+        same_user.close()
+    assert outcome.status == "pass", outcome.message
+    written = dict(line.rsplit(" ", 1) for line in outcome.output.splitlines())
+    assert written["/kite"] == "0" and written["/"] == "0"
+
+
 def test_an_answer_reading_its_own_memory_finds_no_key_to_sign_a_pass(session):
     [outcome] = run_raw(session, (RAW / "reads_key_from_memory.cs").read_text(), "forge")
     assert outcome.status != "pass"

@@ -111,6 +111,9 @@ def test_claims_are_found_and_judged(sentence, outcome, expected):
     "The compiled C# is not shown.",
     "You can compile it with kite check.",
     "Does it compile?",
+    "All the hidden tests pass?",  # a question, however it is worded
+    "It is ready to ship unless all the tests pass.",  # a condition inside the clause
+    "The code does not pass all the hidden tests yet.",  # a denial
     "If it compiles, run the tests.",
     "It does not compile yet.",
     "It won't pass the tests until the parser is fixed.",

@@ -9,7 +9,8 @@ import pytest
 
 from conftest import ARTICLE, REPO, run_kite
 from kite import session as session_module
-from kite.cli.main import exit_code
+from kite.cli.common import exit_code
+from kite.cli.main import units_exit_code
 from kite.diagnostics import Diagnostic, Layer, Severity
 from kite.pipeline import CheckResult, UnitSource, find_units
 from kite.session import Session, UnitReport
@@ -24,13 +25,20 @@ def session():
 def test_layers_are_chosen_per_call_on_one_roslyn(session):
     unit = UnitSource(str(ARTICLE / "mistakes.kite")).read()
     fast = session.check(unit, "kite")
-    full = session.check(unit, "all")
+    full = session.check(unit)
     roslyn = session.roslyn
     again = session.check(unit, "kite")
     assert fast.layers_run == again.layers_run == ("kite",)
     assert full.layers_run == ("kite", "compiler", "analyzers")
     assert [d.id for d in full.diagnostics] == ["KT001", "KT002", "KT006", "CS8602"]
     assert session.roslyn is roslyn
+    assert full.layers_run == (Layer.KITE, Layer.COMPILER, Layer.ANALYZERS) and all(type(name) is Layer for name in full.layers_run)
+
+
+@pytest.mark.parametrize("through", ["all", "compile", Layer.TESTS])
+def test_a_check_goes_through_one_of_the_static_layers_by_its_one_name(session, through):
+    with pytest.raises(ValueError):
+        session.check(UnitSource(str(ARTICLE / "mistakes.kite")).read(), through)
 
 
 def test_the_kite_layer_alone_never_builds_roslyn():
@@ -98,5 +106,7 @@ def test_the_exit_code_is_the_worst_that_happened():
     clean = UnitReport("a.kite", check=CheckResult((), ("kite",)))
     internal = Diagnostic("b.kite", 0, 0, Severity.ERROR, "KT900", "internal error: CS0103 on generated code", Layer.COMPILER)
     failed = lambda report: report.check.verdict.value == "failed"
-    assert exit_code([clean], failed) == 0
-    assert exit_code([clean, UnitReport("b.kite", check=CheckResult((internal,), ("kite",)))], failed) == 3
+    assert exit_code() == 0 and exit_code(failed=True) == 1
+    assert exit_code(unusable=True, failed=True) == 2 and exit_code(internal=True, unusable=True, failed=True) == 3
+    assert units_exit_code([clean], failed) == 0
+    assert units_exit_code([clean, UnitReport("b.kite", check=CheckResult((internal,), ("kite",)))], failed) == 3

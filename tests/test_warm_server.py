@@ -49,7 +49,7 @@ def server_pid(env=THROUGH_SERVER) -> int | None:
 
 def served_count() -> int:
     """How many commands the server has run (a command that could not reach it would have run in-process)."""
-    done = subprocess.run([sys.executable, "-c", "from kite.warm_server import request; print(request({'op': 'status'})['served'])"],
+    done = subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import request; print(request({'op': 'status'})['served'])"],
                           env=THROUGH_SERVER, capture_output=True, text=True, timeout=60, check=True)
     return int(done.stdout)
 
@@ -132,7 +132,7 @@ def own_cache():
 
 
 def start(env) -> int:
-    done = subprocess.run([sys.executable, "-c", "from kite.warm_server import start_server; print(start_server()['pid'])"],
+    done = subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import start_server; print(start_server()['pid'])"],
                           env=env, check=True, timeout=60, capture_output=True, text=True)
     return int(done.stdout)
 
@@ -190,7 +190,7 @@ time.sleep(600)"""
 
 def test_a_hung_server_is_killed_and_the_command_runs_in_process(own_cache):
     env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache), "KITE_SERVER_SILENCE": "2"}
-    folder = Path(subprocess.run([sys.executable, "-c", "from kite.warm_server import server_folder; print(server_folder())"],
+    folder = Path(subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import server_folder; print(server_folder())"],
                                  env=env, check=True, capture_output=True, text=True, timeout=60).stdout.strip())
     hung = subprocess.Popen([sys.executable, "-c", HUNG_SERVER, str(folder / "socket")], stdout=subprocess.PIPE)
     try:
@@ -207,7 +207,7 @@ def test_a_hung_server_is_killed_and_the_command_runs_in_process(own_cache):
 def test_every_file_a_verdict_depends_on_keys_the_server():
     from importlib import resources
 
-    from kite import warm_server
+    from kite.cli import warm_server
     from kite.own_files import own_files
 
     keyed = {path for _, path in own_files()}
@@ -218,7 +218,7 @@ def test_every_file_a_verdict_depends_on_keys_the_server():
 
 
 def test_a_changed_file_gets_another_server(tmp_path, monkeypatch):
-    from kite import warm_server
+    from kite.cli import warm_server
 
     grammar = tmp_path / "kite.lark"
     grammar.write_text("start: NAME\n")

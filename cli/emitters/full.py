@@ -10,7 +10,7 @@ import sys
 from kite import diagnostics as diag
 from kite.display import visible
 from kite.errors import UnusableInput
-from kite.report.frames import underlines
+from kite.frames import underlines
 from kite.source import read
 
 RESET = "\x1b[0m"

@@ -7,6 +7,8 @@ import json
 from kite import diagnostics as diag
 from kite.scoring.slop import CLEAN_MEANS
 
+FORMAT = "json"  # the format's name: a module named json would read as the standard library's
+
 
 def problems(reports) -> list[dict]:
     """Units that have no result, and why; an internal error keeps its traceback."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import base64
 import ctypes
-import dataclasses
 import json
 import os
 import select
@@ -24,7 +23,7 @@ import sys
 import threading
 import time
 
-from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
 from kite.spawn import spawn
 
@@ -47,14 +46,6 @@ class CompilerCrashed(Exception):
     """The compile process failed in a way kite did not expect: a bug in kite, reported as an internal error."""
 
 
-def diagnostic_to_json(d: Diagnostic) -> dict:
-    return {**dataclasses.asdict(d), "severity": d.severity.value, "layer": d.layer.value}
-
-
-def diagnostic_from_json(data: dict) -> Diagnostic:
-    return Diagnostic(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"])})
-
-
 class CompileWorker:
     """The parent's side: send a request, wait for its reply at most `timeout` seconds, kill the child past it."""
 
@@ -74,13 +65,13 @@ class CompileWorker:
 
     def check(self, sources: list[tuple[str, str]], timeout: float) -> list[Diagnostic]:
         reply = self._request({"op": "check", "sources": sources}, timeout)
-        return [diagnostic_from_json(d) for d in reply["diagnostics"]]
+        return [Diagnostic.from_json(d) for d in reply["diagnostics"]]
 
     def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float):
         """(image or None, diagnostics) of an assembly that references Kite's stdlib."""
         reply = self._request({"op": "emit", "name": assembly_name, "sources": sources, "executable": executable}, timeout)
         image = base64.b64decode(reply["image"]) if reply["image"] is not None else None
-        return image, [diagnostic_from_json(d) for d in reply["diagnostics"]]
+        return image, [Diagnostic.from_json(d) for d in reply["diagnostics"]]
 
     def stop(self) -> None:
         """Kill the child and its process group; the next request starts a new one."""
@@ -190,11 +181,11 @@ def _serve(replies) -> None:
         try:
             if request["op"] == "check":
                 found = roslyn.check(sources, [stdlib.reference])
-                _send(replies, {"diagnostics": [diagnostic_to_json(d) for d in found]})
+                _send(replies, {"diagnostics": [d.to_json() for d in found]})
             else:
                 emitted = roslyn.emit(request["name"], sources, [stdlib.reference], executable=request["executable"])
                 image = base64.b64encode(emitted.image).decode() if emitted.image is not None else None
-                _send(replies, {"image": image, "diagnostics": [diagnostic_to_json(d) for d in emitted.diagnostics]})
+                _send(replies, {"image": image, "diagnostics": [d.to_json() for d in emitted.diagnostics]})
         except Exception as error:  # reported to the parent as one line, never a traceback
             _send(replies, {"internal": f"{type(error).__name__}: {error}"})
 

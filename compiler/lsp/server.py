@@ -101,7 +101,7 @@ class KiteLanguageServer(LanguageServer):
         if speed == "kite":
             if self.results.get(unit.program.path, (None, None))[0] == unit:
                 return  # this text was checked already, maybe through every layer: Kite's alone must not replace that
-            self.results[unit.program.path] = (unit, self.session.check(unit, layers="kite"))
+            self.results[unit.program.path] = (unit, self.session.check(unit, through=Layer.KITE))
         else:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(self.csharp_thread, self.check_csharp, unit, loop)
@@ -143,7 +143,7 @@ class KiteLanguageServer(LanguageServer):
         unit = self.unit_of(uri)
         checked, result = self.results.get(unit.program.path, (None, None))
         if checked != unit:
-            result = self.session.check(unit, layers="kite")
+            result = self.session.check(unit, through=Layer.KITE)
             self.results[unit.program.path] = (unit, result)
         path = to_fs_path(uri)
         lines = self.source(path).text.split("\n")
@@ -311,7 +311,7 @@ def code_actions(ls: KiteLanguageServer, params: types.CodeActionParams):
     lines = ls.source(path).text.split("\n")
     wanted = range(params.range.start.line + 1, params.range.end.line + 2)
     actions = []
-    for d in ls.session.check(ls.unit_of(uri), layers="kite").diagnostics:
+    for d in ls.session.check(ls.unit_of(uri), through=Layer.KITE).diagnostics:
         fix = features.quick_fix(d, lines) if d.file == path and d.line in wanted else None
         if fix is not None:
             edit = types.TextEdit(lsp_range(fix.span, lines), fix.new_text)

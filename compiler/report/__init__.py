@@ -1,2 +1,2 @@
-"""Reading results for people: the review page of a scored run (`kite report`) and the code frames of
-`kite check --format full` (which characters of a line a diagnostic is about)."""
+"""Reading results for people: the review page of a scored run (`kite report`). The underlines it shares with
+`kite check --format full` are kite.frames."""

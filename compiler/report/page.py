@@ -16,17 +16,16 @@ from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
 
 from kite import __version__
+from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.display import visible
 from kite.report.compare import flips, rate_changes
-from kite.report.frames import underlines
+from kite.frames import underlines
 from kite.report.results import dumps_for_script, verdict_passed
 from kite.scoring.answer import extract
 from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
 from kite.scoring.grading import PROGRAM_PATH
 from kite.scoring.summary import summarize, wilson
 from kite.syntax.highlighting import KiteLexer
-
-LAYERS = ("kite", "compiler", "analyzers", "tests")
 
 
 @dataclass(frozen=True)
@@ -144,9 +143,9 @@ def answer_view(result: dict, text: str | None) -> dict:
 
 def failed_layers(result: dict) -> list[str]:
     layers = result.get("layers") or {}
-    found = [name for name in LAYERS[:3] if name in layers and (layers[name]["errors"] or layers[name]["warnings"])]
-    if "tests" in layers and (layers["tests"]["failed"] or result.get("passes") is False):
-        found.append("tests")
+    found = [name for name in STATIC_LAYERS if name in layers and (layers[name]["errors"] or layers[name]["warnings"])]
+    if Layer.TESTS in layers and (layers[Layer.TESTS]["failed"] or result.get("passes") is False):
+        found.append(Layer.TESTS)
     return found
 
 

@@ -7,7 +7,7 @@ import json
 from kite.errors import UnusableInput
 from kite.scoring.formats import FULL_SCORE
 from kite.scoring.grading import SCHEMA_VERSION
-from kite.scoring.run import MISSING, dotted, parse_line, run_lines
+from kite.scoring.reading import MISSING, dotted, parse_line, run_lines
 
 
 def read_results(path: str) -> list[dict]:

@@ -1,19 +1,11 @@
-"""KT000: the text is not Kite: bad indentation, a statement Kite doesn't have, anything that does not parse."""
+"""KT000: the text is not Kite: bad indentation, a statement Kite doesn't have, anything that does not parse.
+
+Declared with the syntax stage (kite.syntax.rules), which reports most of it; here is what only the analyzer sees."""
 
 from kite.codegen.types import constant_types
 from kite.constants import order_constants
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
-
-RULE = Rule(
-    id="KT000",
-    severity=Severity.ERROR,
-    summary="syntax: bad indentation, a statement Kite doesn't have, anything that does not parse",
-    rationale="Kite has one spelling for each construct; a program that does not parse cannot be graded further.",
-    example="fn f()\n\tif x:\n        pass",
-    fix="Indent with 4 spaces per level, write header lines without ':' and use only Kite statements.",
-)
+from kite.syntax.rules import SYNTAX as RULE
 
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
 judges_fragments = True

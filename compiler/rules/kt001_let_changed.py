@@ -1,8 +1,7 @@
 """KT001: changing a let, a parameter, a for loop variable or a field."""
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -13,6 +12,7 @@ RULE = Rule(
     example="let total = sum(xs)\ntotal = total + 1",
     fix="let mut total = sum(xs)",
     # C#'s own words for the same problem (readonly locals, init-only record properties).
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS1656", "CS0191", "CS0198", "CS0200", "CS8852", "CS0131"}),
 )
 

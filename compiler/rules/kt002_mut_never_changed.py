@@ -1,8 +1,7 @@
 """KT002: a let mut that is never changed."""
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import nodes_of
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -12,6 +11,7 @@ RULE = Rule(
     rationale="let mut tells the reader to watch for changes; when none come, it misleads. Sloppy, not wrong: a warning.",
     example="let mut count = len(xs)\nreturn count",
     fix="let count = len(xs)",
+    reported_by=frozenset({Stage.AST}),
 )
 
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.

@@ -2,8 +2,7 @@
 
 import re
 
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
 from kite.syntax import nodes as n
 
@@ -14,6 +13,7 @@ RULE = Rule(
     rationale="One naming style per kind of name is part of writing Kite, not C# (AddItem) or Java (addItem). Names Kite did not declare (.NET members such as Split) are never checked.",
     example="fn AddItem(itemName: str)",
     fix="fn add_item(item_name: str)",
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS8981"}),  # the compiler's own warning about an all-lowercase type name
 )
 

@@ -1,27 +1,11 @@
-"""KT004: another language (C#) written into Kite."""
+"""KT004: another language (C#) written into Kite.
 
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
-from kite.syntax import leaks
+The syntax stage reports it, while it reads the text: declared there (kite.syntax.rules)."""
 
-RULE = Rule(
-    id="KT004",
-    severity=Severity.ERROR,
-    summary=f"another language written into Kite: {', '.join(leaks.leaked_tokens())}",
-    rationale=(
-        "The experiment measures whether a model writes Kite or falls back to a language it already knows. "
-        "Every C# habit is reported, even on lines that do not otherwise parse."
-    ),
-    example="var sum = a + b;",
-    fix="let sum = a + b",
-)
+from kite.syntax.rules import CSHARP_LEAK as RULE
 
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
 judges_fragments = True
-
-
-def message(token: str) -> str:
-    return f"'{token}' is C#, not Kite"
 
 
 def applies(module):

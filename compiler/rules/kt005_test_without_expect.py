@@ -1,8 +1,7 @@
 """KT005: a test with no expect can never fail."""
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -12,6 +11,7 @@ RULE = Rule(
     rationale="A test that asserts nothing always passes, so it proves nothing: a grader must not count it.",
     example='test "adds numbers"\n    add(1, 2)',
     fix='test "adds numbers"\n    expect add(1, 2) == 3',
+    reported_by=frozenset({Stage.AST}),
 )
 
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.

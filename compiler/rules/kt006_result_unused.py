@@ -2,9 +2,8 @@
 
 from kite import standard_library
 from kite.callee import constructs
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -14,6 +13,7 @@ RULE = Rule(
     rationale="Kite's standard library is pure: upper(name) alone changes nothing, so the line is a mistake or dead code.",
     example='upper(name)',
     fix='let shout = upper(name)',
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CA1806", "CS0201"}),
 )
 

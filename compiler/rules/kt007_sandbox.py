@@ -4,9 +4,8 @@ Implemented as a Roslyn analyzer (compiler/dotnet/KiteSandbox.cs) because it nee
 the allowlist (compiler/dotnet/allowlist.toml); this file is its id, severity and documentation.
 """
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import nodes_of
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -23,6 +22,7 @@ RULE = Rule(
     ),
     example='let reader = System.Xml.XmlReader.Create("/etc/passwd")',
     fix="Compute the result from the function's inputs with Kite, the stdlib and the allowed .NET and return it; print() for output.",
+    reported_by=frozenset({Stage.ANALYZER}),
 )
 
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.

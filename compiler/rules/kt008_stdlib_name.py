@@ -1,8 +1,7 @@
 """KT008: a function or type that takes a standard-library name."""
 
 from kite import standard_library
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.syntax import nodes as n
 from kite.rules.applicability import has
 
@@ -17,6 +16,7 @@ RULE = Rule(
     example="fn len(text: str) -> int\n    return 3",
     fix="fn word_length(text: str) -> int\n    return len(text)",
     # The compiler's word for a type whose name is a local (lower-case) name; Kite's line says why.
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS8981"}),
 )
 

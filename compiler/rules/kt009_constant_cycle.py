@@ -1,8 +1,7 @@
 """KT009: module constants whose values read each other in a cycle."""
 
 from kite.constants import order_constants
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -15,6 +14,7 @@ RULE = Rule(
     ),
     example="let width = height * 2\nlet height = width / 2",
     fix="let height = 10\nlet width = height * 2",
+    reported_by=frozenset({Stage.AST}),
 )
 
 

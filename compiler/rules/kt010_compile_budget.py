@@ -1,7 +1,6 @@
 """KT010: beyond what the static layers will compile: lambdas nested too deep, or a unit past its compile budget."""
 
-from kite.diagnostics import Diagnostic, Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Diagnostic, Rule, Severity, Stage
 
 DEFAULT_COMPILE_TIMEOUT = 20.0  # seconds (`--compile-timeout`); docs/cli.md says it
 # Each level multiplies the compiler's work by the overloads it tries (ten for Sum): four levels take about a second,
@@ -23,6 +22,7 @@ RULE = Rule(
     ),
     example="return xs.Sum(fn(a) => xs.Sum(fn(b) => xs.Sum(fn(c) => xs.Sum(fn(d) => xs.Sum(fn(e) => a + b + c + d + e)))))",
     fix="fn inner_total(xs: list<int>, a: int) -> int\n    let mut total = 0\n    for b in xs\n        total += a + b\n    return total",
+    reported_by=frozenset({Stage.AST, Stage.SESSION}),
 )
 
 

@@ -1,8 +1,7 @@
 """KT011: declaring a name that is still in scope."""
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -16,6 +15,7 @@ RULE = Rule(
     example="let total = 0\nfor x in xs\n    let total = x",
     fix="let mut total = 0\nfor x in xs\n    total = x",
     # C#'s words for the same problem (a local declared twice in one scope or in a nested one).
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS0128", "CS0136"}),
 )
 

@@ -4,8 +4,7 @@ Implemented as a Roslyn analyzer (compiler/dotnet/KiteText.cs) because it needs 
 its id, severity and documentation.
 """
 
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.syntax import nodes as n
 from kite.rules.applicability import nodes_of
 
@@ -20,6 +19,7 @@ RULE = Rule(
     ),
     example='print("done: " + finished)',
     fix='print(f"done: {finished}")',
+    reported_by=frozenset({Stage.ANALYZER}),
 )
 
 

@@ -1,7 +1,6 @@
 """KT013: an int literal outside int's range."""
 
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.syntax import nodes as n
 from kite.rules.applicability import nodes_of
 
@@ -16,6 +15,7 @@ RULE = Rule(
     example="let population = 8000000000",
     fix="let population = 8000000000.0  (a dec), or keep the count in range",
     # The compiler's words for the same literal: too large for any integer, or a long or uint where an int goes.
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS1021", "CS0029", "CS0266"}),
 )
 

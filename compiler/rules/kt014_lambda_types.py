@@ -1,7 +1,6 @@
 """KT014: a lambda whose parameter types nothing tells, said in Kite's words instead of C#'s CS8917 / CS0748."""
 
-from kite.diagnostics import Severity
-from kite.rules.base import Rule
+from kite.diagnostics import Rule, Severity, Stage
 from kite.syntax import nodes as n
 from kite.rules.applicability import has
 
@@ -16,6 +15,7 @@ RULE = Rule(
     ),
     example="let add = fn(a: int, b) => a + b",
     fix="let add = fn(a: int, b: int) => a + b",
+    reported_by=frozenset({Stage.AST}),
     same_as=frozenset({"CS8917", "CS0748"}),
 )
 

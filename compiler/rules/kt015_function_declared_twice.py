@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-from kite.diagnostics import Severity
+from kite.diagnostics import Rule, Severity, Stage
 from kite.rules.applicability import has
-from kite.rules.base import Rule
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -19,6 +18,7 @@ RULE = Rule(
     ),
     example="fn area(side: int) -> int\n    return side * side\n\nfn area(width: int, height: int) -> int\n    return width * height",
     fix="fn square_area(side: int) -> int\n    return side * side\n\nfn rectangle_area(width: int, height: int) -> int\n    return width * height",
+    reported_by=frozenset({Stage.AST, Stage.UNIT}),
     same_as=frozenset({"CS0111"}),  # the compiler's word when both have the same parameter types
 )
 

@@ -12,9 +12,10 @@ import functools
 import re
 from dataclasses import dataclass
 
+from kite.diagnostics import Layer
 from kite.scoring.matching import data, fold, word_matches
 
-LAYERS = ("kite", "compiler", "analyzers", "tests")
+LAYERS = tuple(Layer)
 VERDICTS = ("compiles", "clean", "passes")
 RULE_ID = re.compile(r"(?:kt|cs|ca)\d{3,4}")
 # Sentences end after . ! ? and a space or line end (LF, CR LF or CR), at the end of a heading, at a blank line, and before a list item

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.errors import UnusableInput
 from kite.rules import ALL_RULES
 from kite.scoring import formats
@@ -29,7 +30,6 @@ LINE_END = re.compile(r"\r\n|\r|\n")
 # their common indentation) are whole declarations: indenting a block tells nothing of code left out, and must not
 # buy an answer out of KT002 and KT006.
 FRAGMENT_READINGS = frozenset({"function body"})
-STATIC_LAYERS = ("kite", "compiler", "analyzers")
 
 
 @dataclass(frozen=True)
@@ -145,27 +145,25 @@ def judge(session, request: CodeRequest) -> dict:
 
 def judge_kite(session, request: CodeRequest) -> dict:
     from kite.pipeline import Unit
-    from kite.syntax.frontend import read_syntax
 
     program = SourceFile(PROGRAM_PATH, request.text)
     tests = tuple(SourceFile(path, text) for path, text in request.tests)
     verdict: dict = {"reason": "", "tests": None, "own_tests": [], "tampered": False, "limits": None}
+    report = None
     if tests:
         try:
             report = session.test(Unit(program, tests), hidden={test.path for test in tests}, timeout_seconds=request.time_limit)
         except UnusableInput as error:  # the hidden tests cannot meet this program (another module, no tests)
             verdict["reason"] = str(error)
-            check = session.check(Unit(program), "all")
-        else:
-            check = report.check
-            verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
-            verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
-            verdict["tampered"] = report.tampered
-            verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
-        module = read_syntax(program).module
-    else:
-        analysis = session.analyze(Unit(program), "all")
+    if report is None:
+        analysis = session.analyze(Unit(program))
         check, module = analysis.result, analysis.modules[0]
+    else:  # the program as the test's check parsed it
+        check, module = report.check, report.modules[0]
+        verdict["tests"] = [outcome_json(outcome) for outcome in report.outcomes]
+        verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
+        verdict["tampered"] = report.tampered
+        verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
     verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
     verdict["layers_run"] = list(check.layers_run)
     verdict["skipped"] = list(check.skipped)
@@ -262,7 +260,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
                                                       and any(d["line"] in lines for lines in fragments))]
     own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
     has_code = program is not None
-    compiles = has_code and not any(d["severity"] == "error" for d in own) and "compiler" in verdict["layers_run"]
+    compiles = has_code and not any(d["severity"] == "error" for d in own) and Layer.COMPILER in verdict["layers_run"]
     clean = compiles and not own
     tests = verdict["tests"]
     passes = None
@@ -274,12 +272,12 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
                       "warnings": sum(d["layer"] == layer and d["severity"] == "warning" for d in own)}
               for layer in STATIC_LAYERS}
     if tests is not None:
-        layers["tests"] = {"passed": sum(t["status"] == "pass" for t in tests), "failed": sum(t["status"] != "pass" for t in tests)}
+        layers[Layer.TESTS] = {"passed": sum(t["status"] == "pass" for t in tests), "failed": sum(t["status"] != "pass" for t in tests)}
     fired = frozenset(d["id"] for d in own)
     rules = rule_verdicts(program, verdict["applies"], fired)
-    failed_layers = {layer for layer, counts in layers.items() if layer != "tests" and (counts["errors"] or counts["warnings"])}
+    failed_layers = {layer for layer, counts in layers.items() if layer != Layer.TESTS and (counts["errors"] or counts["warnings"])}
     if passes is False:
-        failed_layers.add("tests")
+        failed_layers.add(Layer.TESTS)
     outcome = Outcome(has_code, compiles, clean, passes, "KT004" in fired, fired, frozenset(failed_layers))
     found_claims = claims(claimed_text(prepared.answer, extraction), outcome)
     return {

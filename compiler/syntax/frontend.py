@@ -13,13 +13,13 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr
 
 from kite.diagnostics import Diagnostic
-from kite.rules import kt000_syntax, kt004_csharp_leak
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass
 from kite.syntax import leaks
 from kite.syntax.foreign import NOT_KITE_STATEMENTS
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
+from kite.syntax.rules import CSHARP_LEAK, SYNTAX, leak_message
 
 MAX_SYNTAX_ERRORS = 20
 # Characters that recovery may re-parse beyond the file's own size: every real program's errors fit in it.
@@ -50,24 +50,24 @@ class SyntaxResult:
 def read_syntax(source: SourceFile) -> SyntaxResult:
     file = source.path
     scan = leaks.scan(source.text)
-    diagnostics = [kt004_csharp_leak.RULE.on(file, leak, kt004_csharp_leak.message(leak.token)) for leak in scan.leaks]
+    diagnostics = [CSHARP_LEAK.on(file, leak, leak_message(leak.token)) for leak in scan.leaks]
     leaked = scan.leaked_lines
     layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
     raw_lines = scan.recovered_text.split("\n")
     for line, column, message in layout.problems:
         if line not in leaked:
-            diagnostics.append(kt000_syntax.RULE.on(file, _layout_span(raw_lines[line - 1], line, column), message))
+            diagnostics.append(SYNTAX.on(file, _layout_span(raw_lines[line - 1], line, column), message))
         if message.startswith("expected an indented block"):
             replaced.add(line)
     lines = list(layout.lines)
     if not any(text.strip() and not text.strip().startswith("#") for text in lines):
-        diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, "empty file: expected 'module Name'"))
+        diagnostics.append(SYNTAX.at(file, 1, 1, "empty file: expected 'module Name'"))
         return SyntaxResult(None, tuple(diagnostics), leaked, frozenset())
     module = _parse_items(file, lines, layout, diagnostics, leaked, replaced)
     if module is not None and not module.name:
         first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
-        diagnostics.append(kt000_syntax.RULE.at(file, first, 1, "expected 'module Name' before anything else"))
+        diagnostics.append(SYNTAX.at(file, first, 1, "expected 'module Name' before anything else"))
         module = None
     return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced), tuple(lines))
 
@@ -99,15 +99,15 @@ def _parse_items(
                 if line in replaced:  # replacing it did not help: give up on the rest
                     return None
                 if line not in leaked:
-                    diagnostics.append(kt000_syntax.RULE.on(file, where, message))
+                    diagnostics.append(SYNTAX.on(file, where, message))
                 replaced.update(_neutralize(lines, layout, line))
                 failures += 1
                 budget -= len(text)
                 if failures == MAX_SYNTAX_ERRORS:
-                    diagnostics.append(kt000_syntax.RULE.at(file, 1, 1, f"more than {MAX_SYNTAX_ERRORS} syntax errors: stopped"))
+                    diagnostics.append(SYNTAX.at(file, 1, 1, f"more than {MAX_SYNTAX_ERRORS} syntax errors: stopped"))
                     return None
                 if budget < 0:
-                    diagnostics.append(kt000_syntax.RULE.at(file, line, 1, "too many syntax errors to recover from in an item this long: stopped"))
+                    diagnostics.append(SYNTAX.at(file, line, 1, "too many syntax errors to recover from in an item this long: stopped"))
                     return None
     head, tail = parts[0], parts[-1]
     items = tuple(item for part in parts for item in part.items)

@@ -115,11 +115,6 @@ class Member(Node):
     target: Expr
     name: str
 
-    @property
-    def name_span(self) -> tuple[int, int, int, int]:
-        """Where the member's name is written: the end of the node (`xs.Count` -> `Count`)."""
-        return self.end_line, self.end_column - len(self.name), self.end_line, self.end_column
-
 
 @dataclass(frozen=True)
 class Param(Node):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kite import __version__
+from kite.diagnostics import Layer
 from kite.atomic import write_atomically
 from kite.pipeline import Unit
 from kite.scoring.tasks import AUGMENTED, Task, TaskFolder, is_augmented
@@ -219,7 +220,7 @@ def _after(session, task: Task, before: TaskMutation, text: str) -> TaskMutation
             results.append(result)
             continue
         unit = Unit(SourceFile(task.solution.path, result.mutant.text), tests)
-        report = session.test(unit, hidden=hidden, timeout_seconds=task.time_limit, layers="compile", stop_at_failure=True)
+        report = session.test(unit, hidden=hidden, timeout_seconds=task.time_limit, through=Layer.COMPILER, stop_at_failure=True)
         told = next((outcome for outcome in report.outcomes if outcome.status != "pass"), None)
         if told is None:
             results.append(result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from kite.diagnostics import Layer
 from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
@@ -126,7 +127,7 @@ class _Runner:
     def run(self, text: str, stop_at_failure: bool = False, tests=None):
         unit = Unit(SourceFile(self.task.solution.path, text), self.task.tests if tests is None else tests)
         hidden = self.hidden if tests is None else {test.path for test in tests}
-        return self.session.test(unit, hidden=hidden, timeout_seconds=self.task.time_limit, layers="compile",
+        return self.session.test(unit, hidden=hidden, timeout_seconds=self.task.time_limit, through=Layer.COMPILER,
                                  stop_at_failure=stop_at_failure)
 
     def judge(self, mutant: Mutant) -> MutantResult:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
 
+from kite.diagnostics import Layer
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, is_augmented
 from kite.source import SourceFile
@@ -164,7 +165,7 @@ class Evidence:
         given = [self.inputs.inputs[index] for index in chosen]
         probe = SourceFile(f"{self.task.id}/{PROBE_FILE}", self.probe.text(given))
         unit = Unit(SourceFile(self.task.solution.path, text), (probe,))
-        report = self.session.test(unit, hidden={probe.path}, timeout_seconds=self.task.time_limit, layers="compile",
+        report = self.session.test(unit, hidden={probe.path}, timeout_seconds=self.task.time_limit, through=Layer.COMPILER,
                                    stop_at_failure=stop_at_failure)
         if not report.compiled:
             first = next((d for d in report.check.diagnostics if d.severity.value == "error"), None)

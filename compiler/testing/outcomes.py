@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kite import diagnostics as diag
 from kite.pipeline import CheckResult
+from kite.syntax.nodes import Module
 from kite.testing.worker import Limits
 
 
@@ -43,6 +44,7 @@ class TestReport:
     limits: Limits  # what the tests ran under: the report quotes its caps
     sandbox: str  # "bubblewrap" or "none"
     own_outcomes: tuple[TestOutcome, ...] = ()  # the answer's own tests when hidden tests decide: reported apart
+    modules: tuple[Module | None, ...] = ()  # each file as the check parsed it (None where it did not): read it, never parse again
 
     @property
     def compiled(self) -> bool:

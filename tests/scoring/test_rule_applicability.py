@@ -43,6 +43,12 @@ def test_what_a_rule_judges_is_found_however_deep(rule_id):
     assert RULES[rule_id].applies(module_of(NESTED[rule_id]))
 
 
+def test_only_a_plus_can_join_text():
+    others = "module M\n\nfn f(x: int) -> bool\n    let mut y = x * 2 - 1\n    y -= 1\n    return y > 1 and x % 2 == 0\n"
+    assert not RULES["KT012"].applies(module_of(others))
+    assert RULES["KT012"].applies(module_of(others.replace("y -= 1", "y += 1")))
+
+
 def test_a_user_type_or_a_value_member_is_not_dotnet():
     record = 'module M\n\ntype Item\n    name: str\n\nfn f(item: Item) -> str\n    return item.name\n'
     assert not RULES["KT007"].applies(module_of(record))

@@ -15,7 +15,9 @@ import pytest
 
 from conftest import run_kite
 from kite.own_files import own_files
-from kite.scoring import run as score_run
+from kite.errors import UnusableInput
+from kite.scoring import cache as verdict_cache
+from kite.scoring import executors, resume
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
 HIDDEN = 'module Adder\n\ntest "adds"\n    expect add(1, 2) == 3\n\ntest "adds negatives"\n    expect add(-1, -2) == -3\n'
@@ -55,6 +57,23 @@ def test_hidden_tests_decide_and_the_answers_own_tests_are_reported_apart(tmp_pa
     assert right["passes"] and right["layers"]["tests"] == {"passed": 2, "failed": 0}
     assert not wrong["passes"] and wrong["compiles"] and [t["status"] for t in wrong["tests"]] == ["fail", "fail"]
     assert [t["status"] for t in wrong["own_tests"]] == ["pass"]
+
+
+def test_a_forged_channel_fails_the_answer_even_when_every_deciding_test_passed():
+    """The answer's own tests run after the hidden ones, in the same process: a line they forge comes after every
+    deciding test has passed, and still fails the answer."""
+    from kite.scoring.grading import assemble, prepare
+    from kite.scoring.tasks import Task
+    from kite.source import SourceFile
+
+    task = Task("add", "Adder", (SourceFile("add/adder.test.kite", HIDDEN),))
+    prepared = prepare(1, "a0", kite_block(ADDER), task, "kite", "dotnet", None)
+    passed = [{"name": name, "file": "add/adder.test.kite", "line": 3, "status": "pass", "message": ""} for name in ("adds", "adds negatives")]
+    verdict = {"reason": "", "tests": passed, "own_tests": [], "limits": None, "diagnostics": [], "skipped": [],
+               "layers_run": ["kite", "compiler", "analyzers"], "applies": {}}
+    assert assemble(prepared, {**verdict, "tampered": False})["passes"] is True
+    forged = assemble(prepared, {**verdict, "tampered": True})
+    assert forged["passes"] is False and forged["score"] == 0 and "the answer forged its test results" in forged["reasons"]
 
 
 def test_an_answer_cannot_overload_a_helper_of_the_hidden_tests(tmp_path):
@@ -197,14 +216,27 @@ def test_false_claims_and_slop_come_with_spans_into_the_answer(tmp_path):
 def judged(monkeypatch):
     """The requests the run's sessions were asked to judge (--jobs 1 judges in this process)."""
     asked = []
-    real = score_run.judge
+    real = executors.judge
 
     def judge(session, request):
         asked.append(request)
         return real(session, request)
 
-    monkeypatch.setattr(score_run, "judge", judge)
+    monkeypatch.setattr(executors, "judge", judge)
     return asked
+
+
+def test_grading_with_hidden_tests_parses_the_program_once(tmp_path, tasks, monkeypatch):
+    """The rules' applicability reads the module session.test parsed: the program is not parsed a second time."""
+    from kite.syntax import frontend
+
+    parsed = []
+    real = frontend.parse_module
+    monkeypatch.setattr(frontend, "parse_module", lambda text, *rest: parsed.append(text) or real(text, *rest))
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)])
+    _, [result] = score(tmp_path, "--tasks", str(tasks))
+    assert result["passes"] and result["rules"]["KT002"] == "n/a"
+    assert sum("fn add(a: int, b: int)" in text for text in parsed) == 1
 
 
 def test_made_up_test_output_in_an_output_block_is_a_claim(tmp_path):
@@ -244,9 +276,9 @@ def test_the_cache_key_covers_the_installed_dotnet_runtimes(monkeypatch):
     from kite.dotnet import runtime
 
     monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet]\n")
-    before = score_run.toolchain_fingerprint()
+    before = verdict_cache.toolchain_fingerprint()
     monkeypatch.setattr(runtime, "installed_runtimes", lambda: "Microsoft.NETCore.App 10.0.13 [/usr/share/dotnet]\n")
-    assert score_run.toolchain_fingerprint() != before
+    assert verdict_cache.toolchain_fingerprint() != before
 
 
 def test_the_budget_bounds_an_answer_and_a_cached_verdict_keeps_its_limits(tmp_path, tasks, judged):
@@ -293,11 +325,11 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
-    assert set(score_run.resumed_lines(out)) == {1, 2}
+    assert set(resume.resumed_lines(out)) == {1, 2}
     assert out.read_text().endswith('"line": 2}\n')
     out.write_text("not a result\n")
-    with pytest.raises(score_run.UnusableInput):
-        score_run.resumed_lines(out)
+    with pytest.raises(UnusableInput):
+        resume.resumed_lines(out)
 
 
 def test_resume_refuses_results_of_a_changed_run(tmp_path):

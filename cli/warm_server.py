@@ -107,7 +107,7 @@ def kill_peer(connection: socket.socket) -> None:
 
 def start_server() -> dict:
     """Start a server and return its status once it listens."""
-    subprocess.Popen([sys.executable, "-m", "kite.warm_server"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    subprocess.Popen([sys.executable, "-m", "kite.cli.warm_server"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:

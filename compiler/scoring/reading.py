@@ -1,0 +1,144 @@
+"""Reading a run for `kite score`: its lines as a stream, each to a Prepared answer or to the result of an answer
+that cannot be graded (a broken line, a missing field, an unknown task or format)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kite.errors import UnusableInput
+from kite.scoring import formats
+from kite.scoring.grading import Prepared, prepare, ungradable
+from kite.scoring.tasks import TaskFolder, valid_task_id
+from kite.source import reading_errors
+
+if TYPE_CHECKING:
+    from kite.scoring.run import ScoreOptions
+
+MISSING = object()
+
+
+def dotted(document, path: str):
+    """`a.b.0.c` into nested objects and lists; MISSING when any step is absent."""
+    value = document
+    for step in path.split("."):
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return MISSING
+    return value
+
+
+def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every line that is not blank, read as a stream."""
+    with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
+        for number, raw in enumerate(run, start=1):
+            if raw.strip():
+                yield number, raw
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    document: dict | None
+    problem: tuple[str, str] | None  # (kind, message) when the line is not even a JSON object
+
+
+def parse_line(number: int, raw: bytes) -> Line:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Line(number, None, ("invalid utf-8", f"byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8"))
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        return Line(number, None, ("broken line", f"not JSON: {error}"))
+    if not isinstance(document, dict):
+        return Line(number, None, ("broken line", f"a JSON {type(document).__name__}, not an object"))
+    return Line(number, document, None)
+
+
+def task_ids_named(options: ScoreOptions) -> set[str]:
+    named = set()
+    for number, raw in run_lines(options.run):
+        line = parse_line(number, raw)
+        if line.document is not None:
+            task_id = dotted(line.document, options.task_field)
+            if isinstance(task_id, str) and valid_task_id(task_id):
+                named.add(task_id)
+    return named
+
+
+class Reader:
+    """Each line of the run to a Prepared answer, or to the result of an answer that cannot be graded."""
+
+    def __init__(self, options: ScoreOptions):
+        self.options = options
+        self.tasks = TaskFolder(options.tasks) if options.tasks else None
+        tasks = None
+        if self.tasks is not None:
+            named = task_ids_named(options)
+            missing = sorted(task_id for task_id in named if not self.tasks.exists(task_id))
+            if missing:
+                shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                raise UnusableInput(f"{options.tasks}: no task folder for {shown}")
+            # a task folder without tests, or with a broken task.toml, stops the run before it starts
+            tasks = [self.tasks.task(task_id) for task_id in sorted(named)]
+        # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
+        self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
+                                   options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                  sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    def digest(self, raw: bytes) -> str:
+        """A result's `input_sha256`: its run line (without the line end) and everything else that decides it."""
+        return hashlib.sha256(self.grading + b"\0" + raw.rstrip(b"\r\n")).hexdigest()
+
+    def read(self, number: int, raw: bytes) -> Prepared | dict:
+        options = self.options
+        line = parse_line(number, raw)
+        if line.problem is not None:
+            return ungradable(number, None, None, *line.problem)
+        document = line.document
+        answer_id = dotted(document, options.id_field) if options.id_field else None
+        # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
+        if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
+            return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
+        task = task_id = None
+        if self.tasks is not None:
+            task_id = dotted(document, options.task_field)
+            if not isinstance(task_id, str):
+                return ungradable(number, answer_id, None, "missing field", f"no task id (a string) at {options.task_field!r}")
+            if not valid_task_id(task_id):
+                return ungradable(number, answer_id, None, "bad task id", f"{task_id!r} cannot name a task folder")
+            task = self.tasks.task(task_id)
+        answer = dotted(document, options.answer_field)
+        if answer is MISSING:
+            return ungradable(number, answer_id, task_id, "missing field", f"no field {options.answer_field!r}")
+        if not isinstance(answer, str):
+            return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
+        fmt = "kite"
+        if options.format_field:
+            fmt = dotted(document, options.format_field)
+            fmt = "kite" if fmt is MISSING else fmt
+            if not isinstance(fmt, str) or fmt.lower() not in formats.FORMATS:
+                return ungradable(number, answer_id, task_id, "bad format", f"format {fmt!r} is not one of {', '.join(formats.FORMATS)}")
+            fmt = fmt.lower()
+        model_score = None
+        if options.model_score_field:
+            model_score = dotted(document, options.model_score_field)
+            if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
+                return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
+            model_score = float(model_score)
+        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+
+
+def json_type(value) -> str:
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
