@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kite import __version__
-from kite.diagnostics import Layer
 from kite.atomic import write_atomically
+from kite.diagnostics import Layer
 from kite.pipeline import Unit
 from kite.scoring.tasks import AUGMENTED, Task, TaskFolder, is_augmented
 from kite.source import SourceFile
