@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kite.display import visible
 
@@ -25,6 +25,34 @@ class Layer(enum.IntEnum):
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) up to (end_line, end_column) with `text`: 1-based, the end column just
+    past the last character replaced (as Diagnostic's); an empty range inserts."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "column": self.column, "end_line": self.end_line, "end_column": self.end_column, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What to write instead, made by the rule that reports the diagnostic. Safe: it keeps what the code means, so
+    `kite check --fix` applies it; not safe (a rename), only the language server offers it."""
+
+    title: str  # "Replace 'var' with 'let'"
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+    def to_json(self) -> dict:
+        return {"title": self.title, "safe": self.safe, "edits": [edit.to_json() for edit in self.edits]}
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     file: str
     line: int
@@ -37,6 +65,7 @@ class Diagnostic:
     # Left out (0), the diagnostic is a point: it ends where it starts.
     end_line: int = 0
     end_column: int = 0
+    fix: Fix | None = field(default=None, compare=False)  # what the diagnostic says, not which one it is
 
     def __post_init__(self):
         if not self.end_line:
@@ -58,6 +87,7 @@ class Diagnostic:
             "id": self.id,
             "message": self.message,
             "layer": self.layer.name.lower(),
+            **({"fix": self.fix.to_json()} if self.fix is not None else {}),
         }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.diagnostics import Diagnostic, Fix, Layer, Severity
 from kite.syntax.nodes import Node, Span
 
 
@@ -23,6 +23,6 @@ class Rule:
         """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
         return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
 
-    def on(self, file: str, where: Node | Span, message: str) -> Diagnostic:
-        """Covering `where`: a node, or the Span of a name or token."""
-        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column)
+    def on(self, file: str, where: Node | Span, message: str, fix: Fix | None = None) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token; `fix`, what to write instead where the rule knows."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column, fix)
