@@ -1,4 +1,4 @@
-"""KT004: another language (C#) written into Kite."""
+"""KT004: another language (C#, or Python's spellings of Kite's words) written into Kite."""
 
 from kite.diagnostics import Severity
 from kite.rules.base import Rule
@@ -21,6 +21,8 @@ judges_fragments = True
 
 
 def message(token: str) -> str:
+    if token in leaks.PYTHON_SPELLINGS:
+        return f"'{token}' is Python: write {leaks.PYTHON_SPELLINGS[token]}"
     return f"'{token}' is C#, not Kite"
 
 

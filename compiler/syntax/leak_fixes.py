@@ -14,10 +14,10 @@ from kite.diagnostics import Edit, Fix
 from kite.syntax import leaks
 from kite.syntax.layout import code_only
 
-# What a leaked word is in Kite, where that is the whole fix (`var` and `new` are decided below).
-SPELLED = {"null": "none", "using": "use", "string": "str", "decimal": "dec", "else if": "elif", '$"': 'f"', "//": "#"}
-OPERATOR_WORDS = {"&&": "and", "||": "or"}
+# Habits fixed by more than writing the Kite that recovery reads them as (leaks.kite_spelling).
+OPERATORS = ("&&", "||")  # a word in Kite: blanks around it
 STEP = {"++": "+=", "--": "-="}
+DECIDED = {"var", "new", "!", "++", "--", ";", "{", "}", "foreach", "nameof", *OPERATORS}
 TARGET = r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?"
 STEPPED = re.compile(rf"\s*(?:(?P<target>{TARGET})\s*(?P<after>\+\+|--)|(?P<before>\+\+|--)\s*(?P<prefixed>{TARGET}))\s*;?\s*$")
 FOREACH_HEADER = re.compile(r"\s*(?:var\s+|[A-Za-z_][\w<>,? ]*?\s+)?([A-Za-z_]\w*)\s+in\s+(.+?)\s*$")
@@ -60,13 +60,13 @@ def fix(leak: leaks.Leak, line: str, assigned_again: bool = True) -> Fix | None:
     if token == "var":
         kite = "let mut" if assigned_again else "let"
         return _replace(leak, start, end, kite, f"Replace 'var' with '{kite}'")
-    if token in SPELLED:
-        return _replace(leak, start, end, SPELLED[token], f"Replace '{written}' with '{SPELLED[token]}'")
+    kite = leaks.kite_spelling(token)
+    if token not in DECIDED:
+        return _replace(leak, start, end, kite, f"Replace '{written}' with '{kite}'") if kite else None
     if token == "new":
         spaces = len(after) - len(after.lstrip())
         return _replace(leak, start, end + spaces, "", "Remove 'new': calling a type makes one")
-    if token in OPERATOR_WORDS:
-        kite = OPERATOR_WORDS[token]
+    if token in OPERATORS:
         text = ("" if before.endswith((" ", "\t")) else " ") + kite + ("" if after.startswith((" ", "\t")) else " ")
         return _replace(leak, start, end, text, f"Replace '{token}' with '{kite}'")
     if token == "!":
