@@ -9,6 +9,9 @@ from kite.format.tokens import (
 
 WIDTH = 100
 INDENT = "    "
+# Past this depth a line is over the width by its indentation alone: brackets are not broken deeper, and a comment
+# inside them goes before the element it sits in.
+DEEPEST = WIDTH // len(INDENT) - 5
 VALUES = frozenset({NAME, NUMBER, LITERAL})
 VALUE_KEYWORDS = frozenset({"true", "false", "none"})
 NO_SPACE_BEFORE = frozenset({",", ":", "?", ".", ")", "]"})
@@ -69,9 +72,10 @@ def _takes_trailing_comma(tokens: list[Token], opening: int, closing: int) -> bo
     return _ends_value(before) or before.kind == ANGLE_CLOSE
 
 
-def _brackets(tokens: list[Token]):
+def _brackets(tokens: list[Token], breakable_here: bool = True):
     """The outermost bracket pairs (opening index, closing index, whether a comment is inside), and the comments
-    outside every bracket. A bracket inside a type's angle brackets is part of the type: never broken."""
+    outside every bracket. A bracket inside a type's angle brackets is part of the type: never broken (nor any,
+    without `breakable_here`: their comments are then outside every bracket that can be broken)."""
     pairs: list[tuple[int, int, bool]] = []
     loose: list[int] = []
     depth = angles = 0
@@ -91,9 +95,9 @@ def _brackets(tokens: list[Token]):
             angles -= 1
         elif token.text in OPEN:
             if not depth:
-                opened, breakable, commented = index, not angles, False
+                opened, breakable, commented = index, breakable_here and not angles, False
             depth += 1
-        elif token.text in CLOSE:
+        elif token.text in CLOSE and depth:  # (the bracket a run goes on from closes nothing of its own)
             depth -= 1
             if not depth and breakable:
                 pairs.append((opened, index, commented))
@@ -123,22 +127,22 @@ def _elements(tokens: list[Token]) -> list[list[Token]]:
 def layout(tokens: list[Token], level: int, reserve: int = 0) -> tuple[list[str], list[str]]:
     """The lines for a run of tokens `level` deep, and the comments that sat inside it between two tokens outside
     any bracket (lifted: the caller writes them on lines of their own before these). `reserve`: characters the
-    caller adds to the last line (a comma)."""
+    caller adds to the last line (a comma). After a broken bracket, the rest of the run goes on from its closing
+    bracket's line, and may break again."""
     indent = INDENT * level
-    codes = [index for index, token in enumerate(tokens) if token.kind != COMMENT]
-    last_code = codes[-1]
-    pairs, loose = _brackets(tokens)
-    chosen = next((pair for pair in pairs if pair[2]), None)
-    if chosen is None:
+    lines: list[str] = []
+    lifted: list[str] = []
+    while True:
+        last_code = max(index for index, token in enumerate(tokens) if token.kind != COMMENT)
+        pairs, loose = _brackets(tokens, level < DEEPEST)
+        chosen = next(((o, c) for o, c, commented in pairs if commented), None)
         flat = indent + render(_code(tokens))
-        if len(flat) + reserve > WIDTH:
+        if chosen is None and len(flat) + reserve > WIDTH:
             lengths = [(len(render(_code(tokens[o + 1:c]))), o, c) for o, c, _ in pairs if c - o > 1]
             if lengths:
                 _, o, c = max(lengths)
-                chosen = (o, c, False)
+                chosen = (o, c)
         if chosen is None:
-            line = flat
-            lifted = []
             extra = []
             for index in loose:
                 comment = tokens[index]
@@ -147,12 +151,19 @@ def layout(tokens: list[Token], level: int, reserve: int = 0) -> tuple[list[str]
                 elif comment.own_line:
                     extra.append(indent + comment.text)
                 else:
-                    line += "  " + comment.text
-            return [line, *extra], lifted
-    opening, closing, _ = chosen
-    lifted = [tokens[index].text for index in loose if index < opening]
-    head = indent + render(_code(tokens[:opening + 1]))
-    lines = [head]
+                    flat += "  " + comment.text
+            lines += [flat, *extra]
+            return lines, lifted
+        opening, closing = chosen
+        lifted += [tokens[index].text for index in loose if index < opening]
+        lines += _broken(tokens, opening, closing, level)
+        tokens = tokens[closing:]
+
+
+def _broken(tokens: list[Token], opening: int, closing: int, level: int) -> list[str]:
+    """The lines from the start of `tokens` up to the bracket at `closing`, which is broken: what comes before the
+    bracket and the bracket on the first line, then each element (and the comments around it) a level deeper."""
+    lines = [INDENT * level + render(_code(tokens[:opening + 1]))]
     inner = INDENT * (level + 1)
     attach = 0  # the line a comment ending a line of the source goes after
     parts = _elements(tokens[opening + 1:closing])
@@ -184,8 +195,7 @@ def layout(tokens: list[Token], level: int, reserve: int = 0) -> tuple[list[str]
         attach = len(lines) - 1
         for token in part[last + 1:]:
             comment(token)
-    tail, tail_lifted = layout(tokens[closing:], level, reserve)
-    return lines + tail, lifted + tail_lifted
+    return lines
 
 
 def _level(line) -> int:
