@@ -14,7 +14,7 @@ from hypothesis.extra.lark import from_lark
 from lark import Lark
 
 from conftest import REPO, run_kite
-from format_corpus import assert_only_layout_moved, corpus, parsed, programs
+from format_corpus import assert_only_layout_moved, corpus, parsed, programs, shape
 from kite.format import NotKite, format_bytes, format_text, gate, tokens
 from kite.syntax.parser import grammar_text
 
@@ -161,6 +161,34 @@ def test_generated_programs_format_to_the_same_program(text):
     once = fmt(text)
     assert_only_layout_moved(text, once)
     assert fmt(once) == once
+
+
+def applied(text: str, edits) -> str:
+    """Editor edits (0-based rows and columns) applied to `text`."""
+    lines = text.split("\n")
+    offsets = [sum(len(line) + 1 for line in lines[:row]) for row in range(len(lines) + 1)]
+    for span, new in sorted(edits, key=lambda edit: (edit[0].line, edit[0].column), reverse=True):
+        start, end = offsets[span.line] + span.column, offsets[span.end_line] + span.end_column
+        text = text[:start] + new + text[end:]
+    return text
+
+
+@SETTINGS
+@given(programs(), st.data())
+def test_formatting_any_range_formats_those_lines_and_changes_nothing_else(text, data):
+    """The language server's rangeFormatting: the edits of the lines a range touches, applied alone, leave a program
+    that means the same, and the whole document's edits give kite fmt's text."""
+    from kite.lsp.features import formatting_edits
+
+    edits = formatting_edits("p.kite", text)
+    assert applied(text, edits) == fmt(text)
+    rows = text.count("\n") + 1
+    first = data.draw(st.integers(0, rows - 1))
+    some = formatting_edits("p.kite", text, range(first, data.draw(st.integers(first, rows - 1)) + 1))
+    assert all(edit in edits for edit in some)
+    part = parsed(applied(text, some))
+    assert not part.diagnostics and shape(part.module) == shape(parsed(text).module)
+    assert fmt(applied(text, some)) == fmt(text)
 
 
 # ---- the gate: a quick "it parses" may only be said when the parser agrees

@@ -23,6 +23,16 @@ class NotKite(Exception):
 
 def format_text(text: str, path: str = "<text>") -> str:
     """`text` (LF line ends, no BOM) in Kite's layout. Raises NotKite."""
+    return printer.print_document(_read(text, path))
+
+
+def format_pieces(text: str, path: str = "<text>") -> list[tuple[int, int, list[str]]]:
+    """Kite's layout of `text` in pieces: (first row, row after the last, the lines written in their place), rows
+    0-based; together they are format_text's result. Raises NotKite."""
+    return printer.pieces(_read(text, path))
+
+
+def _read(text: str, path: str) -> tokens.Document:
     document = tokens.read(text)
     if leaks.scan(text).leaks or not gate.parses(document):
         from kite.syntax.frontend import read_syntax  # the parser itself: the last word, and the message
@@ -30,7 +40,7 @@ def format_text(text: str, path: str = "<text>") -> str:
         syntax = read_syntax(SourceFile(path, text))
         if syntax.diagnostics:
             raise NotKite(min(syntax.diagnostics, key=sort_key))
-    return printer.print_document(document)
+    return document
 
 
 def format_bytes(data: bytes, path: str) -> bytes:

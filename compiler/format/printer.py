@@ -202,28 +202,41 @@ def _level(line) -> int:
     return len(line.indent) // len(INDENT)
 
 
-def print_document(document: Document) -> str:
-    out: list[str] = []
+def pieces(document: Document) -> list[tuple[int, int, list[str]]]:
+    """The layout in pieces, each with the rows (0-based, the end excluded) of the text it takes the place of: a
+    logical line with the blank lines and comments before it, then what ends the file. The language server formats
+    a range with the pieces that touch it."""
+    out: list[tuple[int, int, list[str]]] = []
     lines = document.lines
     levels = [_level(line) for line in lines]
     item = ""  # the kind of the top-level item the previous line is part of
+    start = 0
     for index, line in enumerate(lines):
         level = levels[index]
         kind = line.tokens[0].text if not level else item
+        piece: list[str] = []
         if index == 0:
-            _gap(out, document.gaps[0], 0, 0, after_header=True, boundary=False)
+            _gap(piece, document.gaps[0], 0, 0, after_header=True, boundary=False)
         else:
             previous = levels[index - 1]
             header = level > previous
             boundary = not level and not (kind == item and kind in GROUPED)
-            _gap(out, document.gaps[index], level, max(level, previous), after_header=header, boundary=boundary)
+            _gap(piece, document.gaps[index], level, max(level, previous), after_header=header, boundary=boundary)
         sub, lifted = layout(line.tokens, level)
-        out.extend(INDENT * level + text for text in lifted)
-        out.extend(sub)
+        piece.extend(INDENT * level + text for text in lifted)
+        piece.extend(sub)
+        out.append((start, line.last_row + 1, piece))
+        start = line.last_row + 1
         item = kind
+    ending: list[str] = []
     if lines:
-        _gap(out, document.gaps[-1], 0, levels[-1], after_header=False, boundary=False, at_end=True)
-    return "\n".join(out) + "\n"
+        _gap(ending, document.gaps[-1], 0, levels[-1], after_header=False, boundary=False, at_end=True)
+    out.append((start, max(start, document.rows), ending))
+    return out
+
+
+def print_document(document: Document) -> str:
+    return "\n".join(line for _, _, piece in pieces(document) for line in piece) + "\n"
 
 
 def _gap(out: list[str], entries: list, low: int, high: int, *, after_header: bool, boundary: bool, at_end: bool = False) -> None:

@@ -85,6 +85,7 @@ class Comment:
 class Document:
     lines: list[Line]
     gaps: list[list]  # gaps[i] comes before lines[i]; the last one ends the file (len(gaps) == len(lines) + 1)
+    rows: int = 0  # physical lines, the empty one after a last newline included
 
 
 def read(text: str) -> Document:
@@ -97,7 +98,8 @@ def read(text: str) -> Document:
     depth = 0
     angles = 0  # open angle brackets of a type
     previous = ""  # the text of the last code token
-    for row, physical in enumerate(text.split("\n")):
+    physical_lines = text.split("\n")
+    for row, physical in enumerate(physical_lines):
         stripped = physical.strip(" \t")
         if current is None:
             if not stripped:
@@ -145,7 +147,7 @@ def read(text: str) -> Document:
     if current is not None:  # a bracket never closed: the gate refuses it
         lines.append(current)
         gaps.append([])
-    return Document(lines, gaps)
+    return Document(lines, gaps, len(physical_lines))
 
 
 def tokens_of(text: str) -> list[Token]:

@@ -5,7 +5,6 @@ code-point columns, which the server turns into the client's UTF-16 units.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,23 +259,20 @@ def fix_edits(fix: Fix) -> list[tuple[EditorRange, str]]:
 
 
 def formatting_edits(path: str, text: str, rows: range | None = None) -> list[tuple[EditorRange, str]]:
-    """The edits that give `text` (LF or CRLF line ends) Kite's layout (kite.format): one per run of changed lines,
-    and with `rows` (0-based lines) only the runs that touch them. Raises kite.format.NotKite."""
-    from kite.format import format_text
+    """The edits that give `text` (LF or CRLF line ends) Kite's layout (kite.format): one per logical line that
+    changes (with the blank lines and comments before it), and with `rows` (0-based lines) only those that touch
+    them. Raises kite.format.NotKite."""
+    from kite.format import format_pieces
 
     end = "\r\n" if "\r\n" in text else "\n"
-    old = text.splitlines(keepends=True)
-    new = [line + end for line in format_text(text.replace("\r\n", "\n"), path).split("\n")[:-1]]
+    lines = text.replace("\r\n", "\n").split("\n")
     edits = []
-    for tag, first, last, new_first, new_last in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal" or rows is not None and not (first <= rows.stop and rows.start <= max(last - 1, first)):
+    for first, last, piece in format_pieces(text.replace("\r\n", "\n"), path):
+        if rows is not None and not (first < rows.stop and rows.start < max(last, first + 1)):
             continue
-        edits.append((EditorRange(first, 0, *_line_start(old, last)), "".join(new[new_first:new_last])))
+        new = "".join(line + end for line in piece)
+        old = "".join(line + end for line in lines[first:last]) if last < len(lines) else end.join(lines[first:last])
+        if new != old:
+            ending = (last, 0) if last < len(lines) else (len(lines) - 1, len(lines[-1]))
+            edits.append((EditorRange(first, 0, *ending), new))
     return edits
-
-
-def _line_start(lines: list[str], row: int) -> tuple[int, int]:
-    """Where line `row` starts; past the last line, the end of the text."""
-    if row < len(lines) or not lines or lines[-1].endswith(("\n", "\r")):
-        return row, 0
-    return len(lines) - 1, len(lines[-1])
