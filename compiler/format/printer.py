@@ -133,10 +133,14 @@ def layout(tokens: list[Token], level: int, reserve: int = 0) -> tuple[list[str]
     lines: list[str] = []
     lifted: list[str] = []
     while True:
+        code = _code(tokens)
+        flat = indent + render(code)
+        if len(code) == len(tokens) and len(flat) + reserve <= WIDTH:  # most lines: no comment, short enough
+            lines.append(flat)
+            return lines, lifted
         last_code = max(index for index, token in enumerate(tokens) if token.kind != COMMENT)
         pairs, loose = _brackets(tokens, level < DEEPEST)
         chosen = next(((o, c) for o, c, commented in pairs if commented), None)
-        flat = indent + render(_code(tokens))
         if chosen is None and len(flat) + reserve > WIDTH:
             lengths = [(len(render(_code(tokens[o + 1:c]))), o, c) for o, c, _ in pairs if c - o > 1]
             if lengths:

@@ -90,7 +90,7 @@ class Document:
 
 def read(text: str) -> Document:
     """`text` with LF line ends and no BOM (kite.source.decode)."""
-    pattern = token_pattern()
+    finditer = token_pattern().finditer
     keywords = kite_keywords()
     lines: list[Line] = []
     gaps: list[list] = [[]]
@@ -111,16 +111,13 @@ def read(text: str) -> Document:
             current = Line(row, row, physical[: len(physical) - len(physical.lstrip(" \t"))])
         current.last_row = row
         tokens = current.tokens
+        append = tokens.append
         had_code = False
-        for match in pattern.finditer(physical):
+        for match in finditer(physical):
             group = match.lastgroup
             value = match.group(group)
-            if group == COMMENT:
-                tokens.append(_token(Token, (COMMENT, value.rstrip(), row, not had_code)))
-                continue
-            had_code = True
             if group == "word":
-                kind = KEYWORD if value in keywords and previous != "." else NAME
+                append(_token(Token, (KEYWORD if value in keywords and previous != "." else NAME, value, row, False)))
             elif group == OP:
                 kind = OP
                 if value in OPEN:
@@ -134,11 +131,15 @@ def read(text: str) -> Document:
                     kind = ANGLE_CLOSE
                     angles -= 1
                     if value == ">=":  # `map<str, int>= x`: the type closes, then `=`
-                        tokens.append(_token(Token, (ANGLE_CLOSE, ">", row, False)))
+                        append(_token(Token, (ANGLE_CLOSE, ">", row, False)))
                         value, kind = "=", OP
+                append(_token(Token, (kind, value, row, False)))
+            elif group == COMMENT:
+                append(_token(Token, (COMMENT, value.rstrip(), row, not had_code)))
+                continue
             else:
-                kind = KINDS[group]
-            tokens.append(_token(Token, (kind, value, row, False)))
+                append(_token(Token, (KINDS[group], value, row, False)))
+            had_code = True
             previous = value
         if depth <= 0:
             lines.append(current)
