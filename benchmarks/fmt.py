@@ -11,6 +11,7 @@ import random
 import re
 import time
 
+import front_end
 from front_end import program
 
 from kite.format import format_text, gate, printer, tokens
@@ -18,20 +19,14 @@ from kite.syntax import leaks
 from kite.syntax.frontend import read_syntax
 from kite.source import SourceFile
 
-FUNCTION = """# step {i}: a comment line
-fn step_{i}(xs: list<int>, limit: int, table: map<str, int>) -> int
-    let mut total = 0  # running
-    for x in xs
-        if x > limit and x % 2 == 0
-            total += x * {i}
-        elif x == limit
-            total -= 1
-    let label = f"step {i}: {{total}}"
-    let described = describe_everything(label, [total, limit, {i}], table, fn(v) => v * 2, "a fairly long text")
-    print(label)
-    return total
-
-"""
+# The front end's benchmark function with a comment above it, one at the end of a line, and a line to break.
+FUNCTION = "# step {i}: a comment line\n" + front_end.FUNCTION.replace("limit: int)", "limit: int, table: map<str, int>)").replace(
+    "let mut total = 0", "let mut total = 0  # running"
+).replace(
+    "    print(label)\n",
+    '    let described = describe_everything(label, [total, limit, {i}], table, fn(v) => v * 2, "a fairly long text")\n'
+    "    print(label)\n",
+)
 
 
 def messy(text: str, seed: int = 29) -> str:
@@ -57,7 +52,7 @@ def main() -> None:
     lines = neat.count("\n")
     print(f"program                          {lines} lines")
     for label, text in (("formatted already", neat), ("written carelessly", untidy)):
-        seconds = cpu(lambda: format_text(text))
+        seconds = cpu(lambda text=text: format_text(text))
         print(f"kite fmt, {label:22} {seconds:5.2f} s  = {lines / seconds:>9,.0f} lines/s   (target >= 20,000)")
     document = tokens.read(untidy)
     print(f"  reading tokens                 {cpu(lambda: tokens.read(untidy)):5.2f} s")

@@ -12,7 +12,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kite.diagnostics import Diagnostic, Edit
+from kite.pipeline import kite_layer
 from kite.source import SourceFile
+from kite.syntax.frontend import read_syntax
 
 ROUNDS = 4
 
@@ -70,6 +72,11 @@ def choose(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return chosen
 
 
+def _key(d: Diagnostic, origin: list[int]) -> tuple:
+    """A fix as the same fix on a later round, whose text has moved: its rule, title and line as given."""
+    return (d.id, origin[d.line - 1], d.fix.title)
+
+
 def apply(lines: list[str], edits: list[Edit]) -> list[tuple[int, str]]:
     """The lines after `edits` (which do not overlap), each with the number of the line it comes from."""
     by_line: dict[int, list[Edit]] = defaultdict(list)
@@ -90,8 +97,6 @@ def apply(lines: list[str], edits: list[Edit]) -> list[tuple[int, str]]:
 
 
 def fix_file(source: SourceFile) -> FileFixes:
-    from kite.pipeline import kite_layer
-
     path, text = source.path, source.text
     origin = list(range(1, text.count("\n") + 2))  # each line's number in the file as given
     rules: dict[int, list[str]] = defaultdict(list)
@@ -99,8 +104,7 @@ def fix_file(source: SourceFile) -> FileFixes:
     refused: set = set()
     for _ in range(ROUNDS):
         syntax, found = kite_layer(SourceFile(path, text))
-        key = lambda d: (d.id, origin[d.line - 1], d.fix.title)  # noqa: E731  (the same fix on a later round)
-        chosen = choose([d for d in found if d.file == path and d.fix is not None and key(d) not in refused])
+        chosen = choose([d for d in found if d.file == path and d.fix is not None and _key(d, origin) not in refused])
         if not chosen:
             break
         errors_before = {d.line for d in syntax.diagnostics if d.id == "KT000"}
@@ -112,7 +116,7 @@ def fix_file(source: SourceFile) -> FileFixes:
                 break
             for d, message in culprits:
                 chosen.remove(d)
-                refused.add(key(d))
+                refused.add(_key(d, origin))
                 not_fixed.append(NotFixed(origin[d.line - 1], d.id, d.fix.title, f"the fix would be a syntax error: {message}"))
         if not chosen:
             continue
@@ -133,8 +137,6 @@ def fix_file(source: SourceFile) -> FileFixes:
 def _breaking(path: str, result: list[tuple[int, str]], chosen: list[Diagnostic], errors_before: set[int]) -> list[tuple[Diagnostic, str]]:
     """The fixes to drop: for each syntax error the fixed text has on a line that had none before, the fixes on that
     line, else those on the nearest fixed line above it (or below)."""
-    from kite.syntax.frontend import read_syntax
-
     syntax = read_syntax(SourceFile(path, "\n".join(piece for _, piece in result)))
     fixed_lines = sorted({d.line for d in chosen})
     culprits: dict[int, tuple[Diagnostic, str]] = {}

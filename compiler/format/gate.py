@@ -305,6 +305,13 @@ class _Module:
         self.at += 1
         return line
 
+    def line_at(self, level: int) -> _Expression:
+        """The next line, which must be `level` deep."""
+        line_level, tokens = self.next_line()
+        if line_level != level:
+            raise _No
+        return _Expression(tokens)
+
     def block(self, level: int, read_line) -> int:
         """The lines one level deeper than `level` that follow, each read by `read_line(level + 1, tokens)`."""
         depth = 0
@@ -327,17 +334,11 @@ class _Module:
         elif head == "let":
             line.at += 1
             depth = self.let_rest(line)
-        elif head == "type":
+        elif head in ("type", "enum"):
             line.at += 1
             line.name()
             line.end()
-            self.block(0, self.field)
-            return
-        elif head == "enum":
-            line.at += 1
-            line.name()
-            line.end()
-            self.block(0, self.member)
+            self.block(0, self.field if head == "type" else self.member)
             return
         elif head == "fn" and line.text(1) != "(":
             line.at += 1
@@ -377,10 +378,7 @@ class _Module:
         return line.deep(1 + max(depth, line.expr()))
 
     def field(self, level: int) -> int:
-        line_level, tokens = self.next_line()
-        if line_level != level:
-            raise _No
-        line = _Expression(tokens)
+        line = self.line_at(level)
         line.name()
         line.take(":")
         depth = line.type()
@@ -388,19 +386,13 @@ class _Module:
         return line.deep(depth + 1)
 
     def member(self, level: int) -> int:
-        line_level, tokens = self.next_line()
-        if line_level != level:
-            raise _No
-        line = _Expression(tokens)
+        line = self.line_at(level)
         line.name()
         line.end()
         return 0
 
     def statement(self, level: int) -> int:
-        line_level, tokens = self.next_line()
-        if line_level != level:
-            raise _No
-        line = _Expression(tokens)
+        line = self.line_at(level)
         head = line.text()
         keyword = line.kind() == KEYWORD
         if keyword and head in ("if", "while"):

@@ -1,6 +1,6 @@
 """What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, definition, symbols,
-completion, quick fixes and formatting. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based lines and
-code-point columns, which the server turns into the client's UTF-16 units.
+completion, quick fixes and formatting. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based
+lines and code-point columns, which the server turns into the client's UTF-16 units.
 """
 
 from __future__ import annotations
