@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 
+from kite.diagnostics import Layer
 from kite.scoring.tasks import TaskFolder
 from kite.session import Session
 from kite.tasks.augment import Options, augment_tasks
@@ -46,17 +47,17 @@ def instrument(session: Session, timings: Timings) -> None:
     """Wraps the session's stages on this one object: each call timed under what the test call was for."""
     test = session.test
 
-    def timed_test(unit, hidden=None, timeout_seconds=None, layers="all", stop_at_failure=False):
+    def timed_test(unit, hidden=None, timeout_seconds=None, through=Layer.ANALYZERS, stop_at_failure=False):
         paths = [source.path for source in unit.tests]
         if any(path.endswith(PROBE_FILE) for path in paths):
             timings.purpose = "probe: generated inputs"
-        elif layers == "all":
+        elif through == Layer.ANALYZERS:
             timings.purpose = "check: the written expects"
         elif any(path.endswith("augmented.test.kite") for path in paths):
             timings.purpose = "survivors: with the expects"
         else:
             timings.purpose = "mutants: hidden tests"
-        return test(unit, hidden, timeout_seconds, layers, stop_at_failure)
+        return test(unit, hidden, timeout_seconds, through, stop_at_failure)
 
     session.test = timed_test
     for stage in STAGES:

@@ -14,6 +14,7 @@ from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
 from kite.display import visible
@@ -102,10 +103,12 @@ def units_exit_code(reports, failed) -> int:
               "severity, code and message, not position); the exit code still counts them all.")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
               "what the latest check of each file reported (created when missing).")
+@click.option("--fix", "apply_fixes", is_flag=True, help="First apply every safe fix the diagnostics carry (C# habits, let mut "
+              "never changed, other languages' words), say each (file, line, rule, before -> after), then check the fixed files.")
 @compile_timeout_option
 @no_server_option
 @guarded
-def check(paths, layer, output_format, strict, new_only, state_path, compile_timeout):
+def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes, compile_timeout):
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
@@ -117,6 +120,10 @@ def check(paths, layer, output_format, strict, new_only, state_path, compile_tim
     if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
         raise UnusableInput(f"--new-only prints text or json, not {output_format}")
     sources = find_units(list(paths))
+    if apply_fixes:
+        from kite.cli.fixes import fix_units
+
+        fix_units(sources, err=output_format in ("json", "sarif"))
     with Session(compile_timeout=compile_timeout) as session:
         through = diag.Layer.KITE if layer == "kite" else diag.Layer.ANALYZERS
         reports = graded(session, sources, lambda unit: UnitReport(unit.program.path, check=session.check(unit, through)))
@@ -401,6 +408,7 @@ def progress_bar():
 
 main.add_command(report)
 main.add_command(tasks)
+main.add_command(fmt)
 
 if __name__ == "__main__":
     from kite.cli.entry import entry

@@ -37,6 +37,38 @@ STATIC_LAYERS = (Layer.KITE, Layer.COMPILER, Layer.ANALYZERS)  # what a check ru
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) up to (end_line, end_column) with `text`: 1-based, the end column just
+    past the last character replaced (as Diagnostic's); an empty range inserts."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "column": self.column, "end_line": self.end_line, "end_column": self.end_column, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What to write instead, made by the rule that reports the diagnostic. Safe: it keeps what the code means, so
+    `kite check --fix` applies it; not safe (a rename), only the language server offers it."""
+
+    title: str  # "Replace 'var' with 'let'"
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+    def to_json(self) -> dict:
+        return {"title": self.title, "safe": self.safe, "edits": [edit.to_json() for edit in self.edits]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Fix:
+        return cls(data["title"], tuple(Edit(**edit) for edit in data["edits"]), data["safe"])
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     file: str
     line: int
@@ -49,6 +81,7 @@ class Diagnostic:
     # Left out (0), the diagnostic is a point: it ends where it starts.
     end_line: int = 0
     end_column: int = 0
+    fix: Fix | None = field(default=None, compare=False)  # what the diagnostic says, not which one it is
 
     def __post_init__(self):
         if not self.end_line:
@@ -70,12 +103,15 @@ class Diagnostic:
             "id": self.id,
             "message": self.message,
             "layer": self.layer.value,
+            **({"fix": self.fix.to_json()} if self.fix is not None else {}),
         }
 
     @classmethod
     def from_json(cls, data: dict) -> Diagnostic:
         """The diagnostic `to_json` gave (the compile worker's replies carry them so)."""
-        return cls(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"])})
+        fix = data.get("fix")
+        return cls(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"]),
+                      "fix": None if fix is None else Fix.from_json(fix)})
 
 
 def sort_key(d: Diagnostic) -> tuple:
@@ -146,6 +182,6 @@ class Rule:
         """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
         return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
 
-    def on(self, file: str, where: Ranged, message: str) -> Diagnostic:
-        """Covering `where`: a node, or the Span of a name or token."""
-        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column)
+    def on(self, file: str, where: Ranged, message: str, fix: Fix | None = None) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token; `fix`, what to write instead where the rule knows."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column, fix)

@@ -56,10 +56,24 @@ def reading_errors(path: str, expected: str):
         raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
 
 
-def read(path: str) -> SourceFile:
+def read_bytes(path: str) -> bytes:
+    """A source file's bytes as written (not empty, within the size limit); decode() makes them text."""
     with reading_errors(path, "a .kite file"):
         with open(path, "rb") as file:
             data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
-    return decode(path, data)
+    return data
+
+
+def read(path: str) -> SourceFile:
+    return decode(path, read_bytes(path))
+
+
+def encode_like(text: str, original: bytes) -> bytes:
+    """`text` (LF line ends, no BOM, as decode() makes it) written back as `original` was: with its BOM if it had one,
+    with CRLF line ends if its first line ended with CRLF."""
+    if original.split(b"\n", 1)[0].endswith(b"\r"):
+        text = text.replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    return codecs.BOM_UTF8 + data if original.startswith(codecs.BOM_UTF8) else data

@@ -314,6 +314,7 @@ async def test_completion_offers_names_in_scope_the_standard_library_and_record_
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_each_quick_fix_writes_the_kite_for_a_csharp_habit(pull: LanguageClient, folder):
+    """The quick fixes are the diagnostics' own fixes (kite.diagnostics.Fix): the same as `kite check --fix` applies."""
     uri = open_file(pull, folder / "habits.kite", HABITS)
     whole = types.Range(types.Position(0, 0), types.Position(20, 0))
     actions = await pull.text_document_code_action_async(types.CodeActionParams(
@@ -322,12 +323,12 @@ async def test_each_quick_fix_writes_the_kite_for_a_csharp_habit(pull: LanguageC
     fixed = {}
     for action in actions:
         [edit] = action.edit.changes[uri]
-        assert action.kind == types.CodeActionKind.QuickFix and action.diagnostics
+        assert action.kind == types.CodeActionKind.QuickFix and action.diagnostics and action.is_preferred
         line = lines[edit.range.start.line]
         fixed[action.title] = line[: edit.range.start.character] + edit.new_text + line[edit.range.end.character:]
     assert fixed == {
         "Replace 'var' with 'let mut'": "    let mut x = 1;",
-        "Drop ';'": "    var x = 1",
+        "Remove ';'": "    var x = 1",
         "Declare it with let": "    let y = 2",
         "Replace '&&' with 'and'": "    if a and b || !a",
         "Replace '||' with 'or'": "    if a && b or !a",
@@ -335,6 +336,42 @@ async def test_each_quick_fix_writes_the_kite_for_a_csharp_habit(pull: LanguageC
         "Replace 'else if' with 'elif'": "    elif a",
         "Replace 'null' with 'none'": "        let s: str? = none",
     }
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_rename_is_a_quick_fix_too_but_not_the_preferred_one(pull: LanguageClient, folder):
+    text = "module Names\n\nfn AddItem(x: int) -> int\n    return x\n\nfn main()\n    print(AddItem(1))\n"
+    uri = open_file(pull, folder / "names.kite", text)
+    actions = await pull.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), types.Range(types.Position(2, 0), types.Position(2, 5)), types.CodeActionContext(diagnostics=[])))
+    [rename] = actions
+    assert rename.title == "Rename 'AddItem' to 'add_item'" and not rename.is_preferred
+    assert [(e.range.start.line, e.range.start.character, e.new_text) for e in rename.edit.changes[uri]] == [(2, 3, "add_item"), (6, 10, "add_item")]
+
+
+MESSY = "module Messy\r\nfn f( a:int )->int\r\n    return a+1\r\n\r\nfn g( )\r\n    pass\r\n"
+
+
+def applied(text: str, edits: list[types.TextEdit]) -> str:
+    lines = text.split("\n")
+    offsets = [sum(len(line) + 1 for line in lines[:row]) for row in range(len(lines) + 1)]
+    at = lambda p: offsets[p.line] + p.character  # noqa: E731  (ASCII: UTF-16 units are characters)
+    for edit in sorted(edits, key=lambda e: at(e.range.start), reverse=True):
+        text = text[: at(edit.range.start)] + edit.new_text + text[at(edit.range.end):]
+    return text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_formatting_gives_kite_fmt_s_layout_in_the_document_s_line_ends(pull: LanguageClient, folder):
+    uri = open_file(pull, folder / "messy.kite", MESSY)
+    options = types.FormattingOptions(tab_size=4, insert_spaces=True)
+    edits = await pull.text_document_formatting_async(types.DocumentFormattingParams(types.TextDocumentIdentifier(uri), options))
+    assert applied(MESSY, edits) == "module Messy\r\n\r\nfn f(a: int) -> int\r\n    return a + 1\r\n\r\nfn g()\r\n    pass\r\n"
+    only_g = await pull.text_document_range_formatting_async(types.DocumentRangeFormattingParams(
+        types.TextDocumentIdentifier(uri), types.Range(types.Position(4, 0), types.Position(4, 8)), options))
+    assert applied(MESSY, only_g) == MESSY.replace("fn g( )", "fn g()")
+    broken = open_file(pull, folder / "broken.kite", "module Broken\n\nfn f()\n    return +\n")
+    assert await pull.text_document_formatting_async(types.DocumentFormattingParams(types.TextDocumentIdentifier(broken), options)) is None
 
 
 # ---- without dotnet

@@ -20,6 +20,16 @@ def _region(d: diag.Diagnostic) -> dict:
     return region
 
 
+def _fix(d: diag.Diagnostic) -> dict:
+    """SARIF's fix: the edits as replacements of the file's regions (same columns as the diagnostic's)."""
+    replacements = [
+        {"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line, "endColumn": e.end_column},
+         "insertedContent": {"text": e.text}}
+        for e in d.fix.edits
+    ]
+    return {"description": {"text": d.fix.title}, "artifactChanges": [{"artifactLocation": {"uri": d.file.replace("\\", "/")}, "replacements": replacements}]}
+
+
 def check(reports) -> str:
     """SARIF 2.1.0, as GitHub code scanning reads it: one run, one result per diagnostic."""
     from kite.rules import ALL_RULES
@@ -45,6 +55,7 @@ def check(reports) -> str:
                 "artifactLocation": {"uri": d.file.replace("\\", "/")},
                 "region": _region(d),
             }}],
+            **({"fixes": [_fix(d)]} if d.fix is not None else {}),
         }
         for d in found
     ]

@@ -1,6 +1,6 @@
 """What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, definition, symbols,
-completion and quick fixes. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based lines and
-code-point columns, which the server turns into the client's UTF-16 units.
+completion, quick fixes and formatting. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based
+lines and code-point columns, which the server turns into the client's UTF-16 units.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.analyze import Binding, gather
-from kite.diagnostics import Diagnostic, Layer
+from kite.diagnostics import Diagnostic, Fix, Layer
 from kite.source import SourceFile
 from kite.standard_library import FUNCTIONS
 from kite.syntax import nodes as n
@@ -250,50 +250,29 @@ def completions(parsed: Parsed, line: int, column: int) -> list[Completion]:
     return found
 
 
-# ---- quick fixes for C# habits
+# ---- quick fixes and formatting: edits as the editor counts them
 
 
-@dataclass(frozen=True)
-class Fix:
-    title: str
-    span: EditorRange
-    new_text: str
+def fix_edits(fix: Fix) -> list[tuple[EditorRange, str]]:
+    """A diagnostic's fix (kite.diagnostics.Fix, made by its rule) as editor ranges."""
+    return [(EditorRange(e.line - 1, e.column - 1, e.end_line - 1, e.end_column - 1), e.text) for e in fix.edits]
 
 
-# What each C# habit (KT004) is in Kite; the pattern must match at the diagnostic's column.
-HABITS = (
-    (re.compile(r"var\b"), "let mut"),
-    (re.compile(r"else[ \t]+if\b"), "elif"),
-    (re.compile(r"null\b"), "none"),
-    (re.compile(r"&&"), "and"),
-    (re.compile(r"\|\|"), "or"),
-    (re.compile(r"!(?!=)"), "not"),
-    (re.compile(r";"), ""),
-)
-NEVER_CHANGED = re.compile(r"\blet[ \t]+mut\b")
+def formatting_edits(path: str, text: str, rows: range | None = None) -> list[tuple[EditorRange, str]]:
+    """The edits that give `text` (LF or CRLF line ends) Kite's layout (kite.format): one per logical line that
+    changes (with the blank lines and comments before it), and with `rows` (0-based lines) only those that touch
+    them. Raises kite.format.NotKite."""
+    from kite.format import format_pieces
 
-
-def quick_fix(d: Diagnostic, lines: list[str]) -> Fix | None:
-    """The edit that turns a C# habit (KT004) into Kite, or an unchanged `let mut` (KT002) into `let`."""
-    row = d.line - 1
-    if d.column < 1 or not 0 <= row < len(lines):
-        return None
-    text, start = lines[row], d.column - 1
-    if d.id == "KT002":  # at the name, or at its `let mut`: the last `let mut` from the line's start up to there
-        found = [m for m in NEVER_CHANGED.finditer(text) if m.start() <= start]
-        return Fix("Declare it with let", EditorRange(row, found[-1].start(), row, found[-1].end()), "let") if found else None
-    if d.id != "KT004":
-        return None
-    for pattern, kite in HABITS:
-        found = pattern.match(text, start)
-        if found is None:
+    end = "\r\n" if "\r\n" in text else "\n"
+    lines = text.replace("\r\n", "\n").split("\n")
+    edits = []
+    for first, last, piece in format_pieces(text.replace("\r\n", "\n"), path):
+        if rows is not None and not (first < rows.stop and rows.start < max(last, first + 1)):
             continue
-        end = found.end()
-        if not kite:  # `;`: dropped with the blanks before it
-            start = len(text[:start].rstrip()) if not text[end:].strip() else start
-            return Fix(f"Drop '{found.group()}'", EditorRange(row, start, row, end), "")
-        word_like = kite.isalpha()
-        before = " " if word_like and start > 0 and not text[start - 1].isspace() and text[start - 1] != "(" else ""
-        after = " " if word_like and end < len(text) and not text[end].isspace() else ""
-        return Fix(f"Replace '{found.group()}' with '{kite}'", EditorRange(row, start, row, end), f"{before}{kite}{after}")
-    return None
+        new = "".join(line + end for line in piece)
+        old = "".join(line + end for line in lines[first:last]) if last < len(lines) else end.join(lines[first:last])
+        if new != old:
+            ending = (last, 0) if last < len(lines) else (len(lines) - 1, len(lines[-1]))
+            edits.append((EditorRange(first, 0, *ending), new))
+    return edits

@@ -305,19 +305,44 @@ def completion(ls: KiteLanguageServer, params: types.CompletionParams):
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 def code_actions(ls: KiteLanguageServer, params: types.CodeActionParams):
-    """Quick fixes from Kite's own layer over the current text (not the client's copy of old diagnostics)."""
+    """The fixes Kite's own layer attaches to its diagnostics (kite.diagnostics.Fix), over the current text (not the
+    client's copy of old diagnostics); a safe one is preferred, one that renames is offered too."""
     uri = params.text_document.uri
     path = to_fs_path(uri)
     lines = ls.source(path).text.split("\n")
     wanted = range(params.range.start.line + 1, params.range.end.line + 2)
     actions = []
     for d in ls.session.check(ls.unit_of(uri), through=Layer.KITE).diagnostics:
-        fix = features.quick_fix(d, lines) if d.file == path and d.line in wanted else None
-        if fix is not None:
-            edit = types.TextEdit(lsp_range(fix.span, lines), fix.new_text)
-            actions.append(types.CodeAction(fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diagnostic(d, lines)],
-                                            edit=types.WorkspaceEdit(changes={uri: [edit]})))
+        if d.fix is not None and d.file == path and d.line in wanted:
+            edits = [types.TextEdit(lsp_range(span, lines), text) for span, text in features.fix_edits(d.fix)]
+            actions.append(types.CodeAction(d.fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[lsp_diagnostic(d, lines)],
+                                            is_preferred=d.fix.safe, edit=types.WorkspaceEdit(changes={uri: edits})))
     return actions
+
+
+def formatted(ls: KiteLanguageServer, uri: str, rows: range | None = None) -> list[types.TextEdit] | None:
+    """kite.format's edits for the document as the editor has it; None (and why, in the log) when it does not parse."""
+    from kite.format import NotKite
+
+    text = ls.workspace.get_text_document(uri).source
+    lines = text.replace("\r\n", "\n").split("\n")
+    try:
+        edits = features.formatting_edits(to_fs_path(uri), text, rows)
+    except NotKite as error:
+        ls.window_log_message(types.LogMessageParams(types.MessageType.Info, f"kite: not formatted: {error.diagnostic.render()}"))
+        return None
+    return [types.TextEdit(lsp_range(span, lines), new_text) for span, new_text in edits]
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: KiteLanguageServer, params: types.DocumentFormattingParams):
+    return formatted(ls, params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+def range_formatting(ls: KiteLanguageServer, params: types.DocumentRangeFormattingParams):
+    """The whole document's layout, kept only where it changes the lines of the range."""
+    return formatted(ls, params.text_document.uri, range(params.range.start.line, params.range.end.line + 1))
 
 
 @server.command(STATUS_COMMAND)

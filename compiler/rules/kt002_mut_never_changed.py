@@ -1,6 +1,6 @@
 """KT002: a let mut that is never changed."""
 
-from kite.diagnostics import Rule, Severity, Stage
+from kite.diagnostics import Edit, Fix, Rule, Severity, Stage
 from kite.rules.applicability import nodes_of
 from kite.syntax import nodes as n
 
@@ -19,9 +19,18 @@ judges_fragments = False  # a snippet's let mut may be changed by code the answe
 
 
 def check(module, facts, file):
+    mut_columns = {(node.line, node.column): node.mut_column for node in nodes_of(module) if isinstance(node, n.Let) and node.mutable}
     for binding in facts.bindings:
         if binding.kind == "mut" and not binding.changed:
-            yield RULE.on(file, binding.span, f"'{binding.name}' is never changed: declare it with let, not let mut")
+            yield RULE.on(file, binding.span, f"'{binding.name}' is never changed: declare it with let, not let mut",
+                          _without_mut(binding, mut_columns.get((binding.line, binding.column), 0)))
+
+
+def _without_mut(binding, mut_column: int) -> Fix | None:
+    """`let mut x` -> `let x`: `mut` and the blanks after it go."""
+    if not mut_column:
+        return None
+    return Fix("Declare it with let", (Edit(binding.line, mut_column, binding.line, binding.column, ""),))
 
 
 def applies(module):

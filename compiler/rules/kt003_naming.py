@@ -2,8 +2,8 @@
 
 import re
 
-from kite.diagnostics import Rule, Severity, Stage
-from kite.rules.applicability import has
+from kite.diagnostics import Edit, Fix, Rule, Severity, Stage
+from kite.rules.applicability import has, nodes_of
 from kite.syntax import nodes as n
 
 RULE = Rule(
@@ -44,9 +44,37 @@ def check(module, facts, file):
         name = declaration.name
         if declaration.kind in PASCAL_KINDS:
             if not PASCAL.match(name):
-                yield RULE.on(file, declaration.span, f"'{name}' should be PascalCase: {to_pascal(name)}")
+                yield RULE.on(file, declaration.span, f"'{name}' should be PascalCase: {to_pascal(name)}", rename(module, facts, declaration, to_pascal(name)))
         elif not SNAKE.match(name):
-            yield RULE.on(file, declaration.span, f"'{name}' should be snake_case: {to_snake(name)}")
+            yield RULE.on(file, declaration.span, f"'{name}' should be snake_case: {to_snake(name)}", rename(module, facts, declaration, to_snake(name)))
+
+
+# Where a declaration of each kind is seen: in the whole module, or in the function or test that declares it.
+MODULE_WIDE = {"type", "enum", "member", "field", "fn", "const"}
+
+
+def rename(module, facts, declaration, new_name: str) -> Fix | None:
+    """Every place this file writes the name, renamed: its declarations, and its uses where the declaration is seen.
+    Not safe: another file of the module (its tests) may use the name too, so only the language server offers it."""
+    old = declaration.name
+    if not new_name or new_name == old or declaration.kind == "module":
+        return None
+    if declaration.kind in MODULE_WIDE:
+        within = module.items
+    else:
+        within = [item for item in module.items if item.line <= declaration.line <= item.end_line]
+    spots = {(d.line, d.column) for d in facts.declarations if d.name == old and (d.kind in MODULE_WIDE) == (declaration.kind in MODULE_WIDE)}
+    for node in nodes_of(module):
+        if not any(item.line <= node.line <= item.end_line for item in within):
+            continue
+        if isinstance(node, n.Name) and node.name == old:
+            spots.add((node.line, node.column))
+        elif isinstance(node, n.TypeRef) and node.name == old and declaration.kind in ("type", "enum"):
+            spots.add((node.line, node.column))
+        elif isinstance(node, n.Member) and node.name == old and declaration.kind in ("field", "member"):
+            spots.add((node.end_line, node.end_column - len(old)))
+    edits = tuple(Edit(line, column, line, column + len(old), new_name) for line, column in sorted(spots))
+    return Fix(f"Rename '{old}' to '{new_name}'", edits, safe=False)
 
 
 def applies(module):

@@ -1,4 +1,4 @@
-"""KT004: another language (C#) written into Kite.
+"""KT004: another language (C#, or Python's spellings of Kite's words) written into Kite.
 
 The syntax stage reports it, while it reads the text: declared there (kite.syntax.rules)."""
 

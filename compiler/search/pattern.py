@@ -157,7 +157,7 @@ def _read_in(context: str, text: str):
 def _where(error: Exception, context: str, swapped: Swapped) -> str:
     """The parser's message at the pattern's own line and column."""
     lines = _wrapped(context, swapped.text).split("\n")
-    where, message = describe(error, lines, len(lines))
+    where, message, _ = describe(error, lines, len(lines))
     line, column = where.line, where.column
     line -= _HEADER[context].count("\n")
     if line < 1:

@@ -18,4 +18,6 @@ NOT_KITE_STATEMENTS = (BLOCK_STATEMENTS - {"class"}) | {
     "throw", "goto", "import", "from", "lambda", "const", "elseif", "elsif", "end", "then", "yield", "async", "await",
     "del", "global",
 }
+# Those with a Kite spelling of their own: the fix writes it (and drops the ':' its header may end with).
+KITE_SPELLINGS = {"def": "fn", "elsif": "elif", "elseif": "elif", "const": "let"}
 BLOCK_STATEMENT = re.compile(r"(?:" + "|".join(sorted(BLOCK_STATEMENTS)) + r")\b")

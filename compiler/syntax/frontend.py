@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from kite.diagnostics import Diagnostic
+from kite.diagnostics import Diagnostic, Edit, Fix
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass
-from kite.syntax import leaks
-from kite.syntax.foreign import NOT_KITE_STATEMENTS
+from kite.syntax import leak_fixes, leaks
+from kite.syntax import nodes as n
+from kite.syntax.foreign import KITE_SPELLINGS, NOT_KITE_STATEMENTS
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 from kite.syntax.rules import CSHARP_LEAK, SYNTAX, leak_message
@@ -50,7 +51,7 @@ class SyntaxResult:
 def read_syntax(source: SourceFile) -> SyntaxResult:
     file = source.path
     scan = leaks.scan(source.text)
-    diagnostics = [CSHARP_LEAK.on(file, leak, leak_message(leak.token)) for leak in scan.leaks]
+    diagnostics: list[Diagnostic] = []
     leaked = scan.leaked_lines
     layout = layout_pass.check(scan.recovered_text, scan.declaration_lines)
     replaced: set[int] = set()
@@ -63,21 +64,54 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
     lines = list(layout.lines)
     if not any(text.strip() and not text.strip().startswith("#") for text in lines):
         diagnostics.append(SYNTAX.at(file, 1, 1, "empty file: expected 'module Name'"))
-        return SyntaxResult(None, tuple(diagnostics), leaked, frozenset())
-    module = _parse_items(file, lines, layout, diagnostics, leaked, replaced)
+        return SyntaxResult(None, (*_leaks_found(file, source.text, scan, None), *diagnostics), leaked, frozenset())
+    module = _parse_items(file, lines, raw_lines, layout, diagnostics, leaked, replaced)
+    leaks_found = _leaks_found(file, source.text, scan, module)
     if module is not None and not module.name:
         first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
         diagnostics.append(SYNTAX.at(file, first, 1, "expected 'module Name' before anything else"))
         module = None
-    return SyntaxResult(module, tuple(diagnostics), leaked, frozenset(replaced), tuple(lines))
+    return SyntaxResult(module, (*leaks_found, *diagnostics), leaked, frozenset(replaced), tuple(lines))
+
+
+def _leaks_found(file: str, text: str, scan: leaks.LeakScan, module: Module | None) -> list[Diagnostic]:
+    """KT004 for each leaked token, with its fix; a `var` becomes `let mut` only where the variable is assigned again
+    (the recovered module tells: it read `var` as `let mut`)."""
+    lines = text.split("\n")
+    found = []
+    for leak in scan.leaks:
+        line = lines[leak.line - 1]
+        assigned = leak.column > 1 and _assigned_again(module, leak.line) if leak.token == "var" else True
+        fix = leak_fixes.fix(leak, line, assigned_again=assigned is not False)
+        found.append(CSHARP_LEAK.on(file, leak, leak_message(leak.token), fix))
+    return found
+
+
+def _assigned_again(module: Module | None, line: int) -> bool | None:
+    """Whether the local that the `let` on `line` declares is assigned after it, in its function or test; None when
+    no such `let` was read (the line did not parse). A constant (at the top level) never is."""
+    for item in module.items if module is not None else ():
+        if isinstance(item, (n.FnDecl, n.TestDecl)) and item.line <= line <= item.end_line:
+            statements = list(n.walk_statements(item.body))
+            declared = next((s for s in statements if isinstance(s, n.Let) and s.line == line), None)
+            if declared is None:
+                return None
+            return any(
+                isinstance(s, n.Assign) and isinstance(s.target, n.Name) and s.target.name == declared.name
+                and (s.line, s.column) > (declared.line, declared.column)
+                for s in statements
+            )
+    return None
 
 
 def _parse_items(
-    file: str, lines: list[str], layout: layout_pass.Layout, diagnostics: list[Diagnostic], leaked: frozenset[int], replaced: set[int]
+    file: str, lines: list[str], raw_lines: list[str], layout: layout_pass.Layout, diagnostics: list[Diagnostic],
+    leaked: frozenset[int], replaced: set[int],
 ) -> Module | None:
     """Each top-level item parsed on its own, so a syntax error re-parses only its item, and all re-parsing
     together stays within a budget proportional to the file: recovery costs linear time whatever the input.
-    A file that parses whole (most do) is parsed in one go: the same AST, without each item's own parse."""
+    A file that parses whole (most do) is parsed in one go: the same AST, without each item's own parse.
+    `raw_lines`: as written (after leak recovery); a fix is kept only where the layout pass left the line so."""
     try:
         return parse_module("\n".join(lines))
     except (UnexpectedInput, KiteSyntaxError):
@@ -94,12 +128,13 @@ def _parse_items(
                 parts.append(parse_module(text, first_line))
                 break
             except (UnexpectedInput, KiteSyntaxError) as error:
-                where, message = describe(error, lines, last)
+                where, message, fix = describe(error, lines, last)
                 line = where.line
                 if line in replaced:  # replacing it did not help: give up on the rest
                     return None
                 if line not in leaked:
-                    diagnostics.append(SYNTAX.on(file, where, message))
+                    written = 0 < line <= len(raw_lines) and raw_lines[line - 1] == lines[line - 1]
+                    diagnostics.append(SYNTAX.on(file, where, message, fix if written else None))
                 replaced.update(_neutralize(lines, layout, line))
                 failures += 1
                 budget -= len(text)
@@ -157,16 +192,16 @@ def _enclosing_item(layout: layout_pass.Layout, logical: layout_pass.LogicalLine
     return None
 
 
-def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, str]:
-    """Where the parse failed (in lines up to `last_line`): the offending token, or the word or character; and what
-    a Kite programmer should read there."""
+def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, str, Fix | None]:
+    """Where the parse failed (in lines up to `last_line`): the offending token, or the word or character; what
+    a Kite programmer should read there; and the fix, where the Kite spelling is known."""
     if isinstance(error, KiteSyntaxError):
-        return error.span, error.message
+        return error.span, error.message, None
     if isinstance(error, UnexpectedCharacters):
-        return Span(error.line, error.column, error.line, error.column + 1), f"unexpected character {error.char!r}"
+        return Span(error.line, error.column, error.line, error.column + 1), f"unexpected character {error.char!r}", None
     if isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END"):
         last = max((i + 1 for i, text in enumerate(lines[:last_line]) if text.strip()), default=1)
-        return Span(last, 1, last, 1), "unexpected end of file"
+        return Span(last, 1, last, 1), "unexpected end of file", None
     assert isinstance(error, UnexpectedToken)
     token = error.token
     line = token.line
@@ -175,12 +210,34 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, 
     first_word = re.match(r"\S[\w]*", stripped).group() if stripped else ""
     indent = len(text) - len(text.lstrip())
     if first_word in NOT_KITE_STATEMENTS:
-        return Span.of_name(line, indent + 1, first_word), f"'{first_word}' is not a Kite statement"
+        return Span.of_name(line, indent + 1, first_word), f"'{first_word}' is not a Kite statement", _kite_spelling(line, text, first_word)
     if token.value == ":" and layout_pass.header_keyword(stripped) and stripped.endswith(":"):
-        return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'"
+        return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'", _without_colon(line, text)
     if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:
-        return Span.of_name(line, 1, first_word), f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can"
-    return _token_span(token), f"unexpected {_found(token)}: expected {_expected(error.expected)}"
+        return Span.of_name(line, 1, first_word), f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can", None
+    return _token_span(token), f"unexpected {_found(token)}: expected {_expected(error.expected)}", None
+
+
+def _without_colon(line: int, text: str) -> Fix | None:
+    """A header's ':' at the end of its line (code_only: not one inside a comment) goes, with the blanks before it."""
+    code = layout_pass.code_only(text, keep_columns=True).rstrip()
+    if not code.endswith(":"):
+        return None
+    start = len(code[:-1].rstrip())
+    return Fix("Remove the ':'", (Edit(line, start + 1, line, len(code) + 1, ""),))
+
+
+def _kite_spelling(line: int, text: str, word: str) -> Fix | None:
+    """Another language's word that Kite spells otherwise (`def` is `fn`), and the ':' its header ends with."""
+    kite = KITE_SPELLINGS.get(word)
+    if kite is None:
+        return None
+    start = len(text) - len(text.lstrip())
+    edits = [Edit(line, start + 1, line, start + len(word) + 1, kite)]
+    colon = _without_colon(line, text)
+    if colon is not None:
+        edits.extend(colon.edits)
+    return Fix(f"Replace '{word}' with '{kite}'", tuple(edits))
 
 
 def _token_span(token) -> Span:

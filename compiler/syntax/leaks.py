@@ -51,10 +51,17 @@ LEAKED_SYMBOLS = (
     ("{", " "),
     ("}", " "),
 )
-# Found by scan_line's own checks (they need more than a word or a symbol: what follows, what is around).
-CHECKED_LEAKS = ("else if", '$"', "!")
+# Found by scan_line's own checks (they need more than a word or a symbol: what follows, what is around), and the
+# Kite they are read as (`!` is `not`, or nothing after a value: decided there).
+CHECKED_LEAKS = {"else if": "elif", '$"': 'f"', "!": "not"}
+# Python's spellings of Kite's words (LANGUAGE.md section 12): a leak where a value is written, not where a name is
+# declared (`enum Filter` may have a member `None`; `type True` is a type's name).
+PYTHON_SPELLINGS = {"True": "true", "False": "false", "None": "none", "is None": "== none", "is not None": "!= none"}
+PYTHON_WORDS = frozenset(word for word in PYTHON_SPELLINGS if " " not in word)
+IS_NONE = re.compile(r"is[ \t]+(not[ \t]+)?None\b")
+DECLARING = re.compile(r"(?:\b(?:type|enum|fn|let|mut|for)|\.)[ \t]*$")
 # A line without any of these cannot leak: most lines skip the character scan.
-SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS]) + r"|else)\b")
+SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS, *PYTHON_WORDS]) + r"|else)\b")
 CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
@@ -64,7 +71,23 @@ FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Z
 def leaked_tokens() -> list[str]:
     """Everything the scan reports, as KT004 names it."""
     symbols = [symbol for symbol, _ in LEAKED_SYMBOLS]
-    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *(f"{call}(...)" for call in LEAKED_CALLS)]
+    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *(f"{call}(...)" for call in LEAKED_CALLS), *PYTHON_SPELLINGS]
+
+
+def kite_spelling(token: str) -> str | None:
+    """What a leaked word or symbol is in Kite, where recovery reads it as one Kite word or symbol (not `public`,
+    which recovery drops, nor `object`, which it keeps)."""
+    spelled = {**LEAKED_WORDS, **dict(LEAKED_SYMBOLS), **CHECKED_LEAKS, **PYTHON_SPELLINGS}.get(token, "").strip()
+    return spelled if spelled and spelled != token else None
+
+
+def _python_word(line: str, index: int, word: str) -> bool:
+    """`True`, `False` or `None` written as a value: not a whole line (an enum's member), not a name being declared
+    or a member (`Answer.None`), not a parameter's or field's name."""
+    return (
+        word in PYTHON_WORDS and line.strip() != word and DECLARING.search(line, 0, index) is None
+        and not line[index + len(word):].lstrip().startswith(":")
+    )
 
 
 @dataclass(frozen=True)
@@ -135,6 +158,15 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
                 leaks.append(Leak(number, index + 1, "else if", else_if.end() + 1))
                 out.append("elif")
                 index = else_if.end()
+            elif word == "is" and (python_test := IS_NONE.match(line, index)):
+                token = "is not None" if python_test.group(1) else "is None"
+                leaks.append(Leak(number, index + 1, token, python_test.end() + 1))
+                out.append(PYTHON_SPELLINGS[token])
+                index = python_test.end()
+            elif _python_word(line, index, word):
+                leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
+                out.append(PYTHON_SPELLINGS[word])
+                index += len(word)
             elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
                 leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
                 out.append(LEAKED_CALLS[word])

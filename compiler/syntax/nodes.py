@@ -137,6 +137,7 @@ class Let(Node):
     mutable: bool
     type: TypeRef | None
     value: Expr
+    mut_column: int = field(default=0, kw_only=True, compare=False)  # where `mut` is written (0: not mutable)
 
 
 @dataclass(frozen=True)

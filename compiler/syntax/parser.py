@@ -235,7 +235,8 @@ class KiteTransformer(Transformer_NonRecursive):
     def let_stmt(self, children):
         mut, name, type_, value = children
         _declared(name)
-        return self._nested(n.Let(name.line, name.column, name.value, mut is not None, type_, value, **_ends(value)), [type_, value])
+        let = n.Let(name.line, name.column, name.value, mut is not None, type_, value, mut_column=mut.column if mut else 0, **_ends(value))
+        return self._nested(let, [type_, value])
 
     def assign_stmt(self, children):
         target, op, value = children

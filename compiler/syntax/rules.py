@@ -21,7 +21,7 @@ CSHARP_LEAK = Rule(
     summary=f"another language written into Kite: {', '.join(leaks.leaked_tokens())}",
     rationale=(
         "The experiment measures whether a model writes Kite or falls back to a language it already knows. "
-        "Every C# habit is reported, even on lines that do not otherwise parse."
+        "Every C# habit, and Python's spellings of Kite's words, is reported, even on lines that do not otherwise parse."
     ),
     example="var sum = a + b;",
     fix="let sum = a + b",
@@ -30,4 +30,6 @@ CSHARP_LEAK = Rule(
 
 
 def leak_message(token: str) -> str:
+    if token in leaks.PYTHON_SPELLINGS:
+        return f"'{token}' is Python: write {leaks.PYTHON_SPELLINGS[token]}"
     return f"'{token}' is C#, not Kite"
