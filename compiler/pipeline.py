@@ -11,7 +11,7 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate
 from kite.csharp_words import in_kite_words
-from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_function_declared_twice
+from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_name_declared_twice
 from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
@@ -174,7 +174,7 @@ def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], li
     modules = [syntax[source.path].module for source in unit.sources]
     for source, module, message in module_mismatches(unit, modules):
         found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
-    found.extend(kt015_function_declared_twice.across_files(unit.program.path, modules[0], [(t.path, m) for t, m in zip(unit.tests, modules[1:])]))
+    found.extend(kt015_name_declared_twice.across_files(unit.program.path, modules[0], [(t.path, m) for t, m in zip(unit.tests, modules[1:])]))
     complete = all(result.complete for result in syntax.values()) and not any(d.id in NOT_COMPILED for d in found)
     return found, syntax, (modules if complete else None)
 

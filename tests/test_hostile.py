@@ -96,6 +96,34 @@ def test_an_answer_cannot_take_over_a_helper_of_the_hidden_tests():
     assert result.output.splitlines()[-1] == "0 passed, 1 failed"
 
 
+# An answer that re-means a name of the hidden tests (issue 20, point 1): each must get a KT015 on its own line and
+# fail every hidden test; the right answer beside it still passes.
+REBINDING = [
+    # fn Item beside type Item: the tests' Item("ink", 0.5) called the answer's fn, which returns none.
+    ("shop_fakes_the_constructor.kite", "shop_hidden.test.kite",
+     "shop_fakes_the_constructor.kite(7): error KT015: 'Item' is already a type on line 3: a name is one thing in a module, choose another name"),
+    # let Int32 = Bounds(0): the tests' Int32.MinValue read the answer's constant.
+    ("peaks_rebinds_int32.kite", "peaks_hidden.test.kite",
+     "peaks_rebinds_int32.kite(6): error KT015: constant 'Int32' takes the name of the .NET type Int32: it would hide that type in every file of the module, choose another name"),
+]
+
+
+@pytest.mark.parametrize("answer, hidden, diagnostic", REBINDING)
+def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, diagnostic):
+    result, _ = kite_test(answer, "--tests", hidden)
+    lines = result.output.splitlines()
+    assert result.exit_code == 1
+    assert diagnostic in lines
+    assert [line for line in lines if line.startswith(("PASS", "FAIL", "CRASH", "TIME"))] == [
+        line for line in lines if line.startswith("FAIL") and line.endswith(": the program does not compile")]
+    assert lines[-1].startswith("0 passed, ")
+
+
+def test_the_right_shop_answer_passes_the_same_hidden_tests():
+    result, _ = kite_test("shop_right.kite", "--tests", "shop_hidden.test.kite")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
+
+
 def test_output_is_capped_and_the_report_says_so():
     import json
 

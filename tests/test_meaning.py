@@ -66,6 +66,16 @@ def test_a_function_with_a_standard_library_name_is_never_what_a_test_file_calls
     assert " len(" not in test_csharp and " sorted(" not in test_csharp
 
 
+def test_a_type_s_name_called_constructs_the_type_whatever_else_the_program_calls_so():
+    """KT015 refuses fn Item beside type Item; even so, the test file's Item(...) is the type, never the answer's fn."""
+    program = decode("shop.kite", b"module Shop\n\ntype Item\n    name: str\n\nfn Item(name: str) -> Item?\n    return none\n")
+    tests = decode("shop.test.kite", b'module Shop\n\ntest "t"\n    expect Item("ink").name == "ink"\n')
+    unit = Unit(program, (tests,))
+    modules = [read_syntax(source).module for source in unit.sources]
+    [_, (_, test_csharp)] = generate_unit(unit, modules).sources
+    assert "new Item(" in test_csharp and " Item(" not in test_csharp.replace("new Item(", "")
+
+
 def test_c_sharp_s_hidden_keywords_cannot_change_a_let(session, tmp_path):
     program = (
         "module Hidden\n\nfn changed() -> int\n    let total = 1\n    __refvalue(__makeref(total), Int32) = 42\n    return total\n\n"

@@ -594,7 +594,11 @@ class _Writer:
         if isinstance(func, n.Name):
             if func.name in standard_library.FUNCTIONS:
                 return f"{STD}.{func.name}({self.args(e.args, typed=False)})"
-            is_value = self.local(func.name) is not None or func.name in self.symbols.constant_types
+            is_local = self.local(func.name) is not None
+            if not is_local and func.name in self.symbols.type_names:
+                # The type, whatever else the unit calls so (KT015): a hidden test's Item(...) is never the answer's fn.
+                return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
+            is_value = is_local or func.name in self.symbols.constant_types
             if not is_value and func.name in self.symbols.functions:
                 return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
             if constructs(func.name, is_value=is_value, functions=self.symbols.functions, types=self.symbols.type_names):
