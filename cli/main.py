@@ -160,7 +160,7 @@ def prose(path, output_format):
 @main.command()
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
-              help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+              help="Folder for <Module>.dll, Kite.Std.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
 @no_server_option
 @guarded

@@ -8,6 +8,9 @@ import re
 
 from kite.diagnostics import Diagnostic
 
+# The namespace the generated C# puts a program's types and module class in; "__" inside: no program's name is it.
+PROGRAM_NAMESPACE = "kite__program"
+
 # CS0411 names the generic method it could not type; the Kite construct behind each generated one.
 HELPER = re.compile(r"'(?:[\w:]+\.)?(Runtime|Std)\.(\w+)<")
 UNTYPED_EMPTY = "an empty [] or a bare none has no type of its own: declare it, as in let xs: list<int> = []"
@@ -27,7 +30,9 @@ LAMBDA_UNTYPED = "cannot tell this lambda's type: give each parameter a type, an
 
 
 def kite_names(message: str) -> str:
-    """The message with each name the generator spelled for a program's name said as the program wrote it."""
+    """The message with each name the generator spelled for a program's name said as the program wrote it (and
+    without the namespace the generator put it in)."""
+    message = message.replace(f"global::{PROGRAM_NAMESPACE}.", "").replace(f"{PROGRAM_NAMESPACE}.", "")
     def unspelled(match: re.Match) -> str:
         stem = GENERATED_SUFFIX.sub("", match.group())
         if stem == match.group():

@@ -198,7 +198,7 @@ class Analysis:
 class Compiled:
     result: CheckResult  # the check, plus what emitting found
     image: bytes | None  # the assembly; None unless every layer passed
-    module_name: str | None
+    assembly_name: str | None  # and its name (a built program's file is <assembly_name>.dll)
 
 
 def has_entry_point(module: Module) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kite import diagnostics as diag
-from kite.codegen.csharp import line_path, module_class, test_methods
+from kite.codegen.csharp import line_path, module_type_name, test_methods
 from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
@@ -34,6 +34,17 @@ from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
+# What an answer's assembly is called in the test host: dotted, so no module name (`module KiteTestHost`, `module
+# System`) makes it an assembly the host has loaded already.
+ANSWER_ASSEMBLY = "Kite.Answer"
+
+
+def built_assembly_name(module_name: str) -> str:
+    """What `kite build` calls a program's assembly and its file: the module's name, unless the .NET framework ships
+    an assembly of that name (`module System`: `dotnet System.dll` would run the framework's), then `<Module>.kite`."""
+    from kite.dotnet.runtime import framework_assembly_names
+
+    return f"{module_name}.kite" if module_name.casefold() in framework_assembly_names() else module_name
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,7 @@ class Session:
         from kite.dotnet.own_images import own_image
         from kite.dotnet.packages import restore
         from kite.dotnet.runtime import write_runtime_config
-        from kite.dotnet.stdlib import does_not_compile, stdlib_text_of
+        from kite.dotnet.stdlib import STDLIB_DLL, does_not_compile, stdlib_text_of
 
         sandbox = self.sandbox  # refuses before any work when it cannot hold
         self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
@@ -148,11 +159,11 @@ class Session:
             return image
 
         stdlib_image = self.compiler.stdlib_image()
-        # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
+        # Keyed by the stdlib too: the host is compiled against the very Kite.Std.dll it runs beside.
         stdlib_digest = hashlib.sha256(stdlib_image).hexdigest()
         (host_dir / "KiteTestHost.dll").write_bytes(own_image(restore(), "KiteTestHost", [host_source, stdlib_digest], compile_host))
         write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-        (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
+        (host_dir / STDLIB_DLL).write_bytes(stdlib_image)
         for written in host_dir.iterdir():
             written.chmod(0o644)
         return ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
@@ -195,14 +206,15 @@ class Session:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
         generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
+        assembly = built_assembly_name(generated.module_name) if entry_point else ANSWER_ASSEMBLY
         try:
-            image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
+            image, found = self.compiler.emit(assembly, list(generated.sources), entry_point, self.compile_timeout)
         except CompileTimeout:
             image, found = None, [self._too_slow(unit, analysis.modules[0])]
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
-            return Compiled(failed, None, generated.module_name)
-        return Compiled(analysis.result, image, generated.module_name)
+            return Compiled(failed, None, assembly)
+        return Compiled(analysis.result, image, assembly)
 
     def _too_slow(self, unit: Unit, program) -> Diagnostic:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
@@ -217,7 +229,7 @@ class Session:
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
-            TestCase(test.description, source.path, test.line, module_class(module, analysis.modules), method)
+            TestCase(test.description, source.path, test.line, module_type_name(module), method)
             for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
             for test, method in test_methods(module, index)
         ]
@@ -248,6 +260,7 @@ class Session:
     def build(self, unit: Unit, out_dir: Path) -> BuildResult:
         """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
         from kite.dotnet.runtime import write_runtime_config
+        from kite.dotnet.stdlib import STDLIB_DLL
 
         analysis = self.analyze(unit)
         if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
@@ -259,9 +272,9 @@ class Session:
         # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
         staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
         try:
-            name = compiled.module_name
+            name = compiled.assembly_name
             (staging / f"{name}.dll").write_bytes(compiled.image)
-            (staging / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
+            (staging / STDLIB_DLL).write_bytes(self.compiler.stdlib_image())
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
                 produced.replace(out_dir / produced.name)

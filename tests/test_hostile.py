@@ -124,6 +124,34 @@ def test_the_right_shop_answer_passes_the_same_hidden_tests():
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
 
 
+# Names a program chose that met the generated code's own names (issue 20, point 4): each is a correct program, and
+# must pass its tests and, where it has a fn main, build into a program that runs (None: no fn main to build).
+NAMED_LIKE_GENERATED_CODE = [
+    ("module_named_system.kite", "PASS total", ("System.kite.dll", "1.5\n")),  # was KT900: `using System` met it
+    ("module_named_kitestd.kite", "PASS total", ("KiteStd.dll", "1.5\n")),  # was TypeLoadException: the stdlib's name
+    ("module_named_kitetesthost.kite", "PASS total", ("KiteTestHost.dll", "1.5\n")),  # was the test host's name
+    ("module_named_main.kite", "PASS total", ("Main.dll", "1.5\n")),  # was KT900 CS0542 under kite build
+    ("type_named_system.kite", "PASS system", ("Shop.dll", "x\n")),  # was KT900: the type hid namespace System
+    ("module_named_like_its_function.kite", "PASS t", None),  # was KT900 CS0542: fn Shop in class Shop
+    ("module_spelled_like_an_escaped_type.kite", "PASS t", None),  # was CS0101: type Equals is spelled Equals__u in C#
+]
+
+
+@pytest.mark.parametrize("program, passed, built", NAMED_LIKE_GENERATED_CODE)
+def test_a_name_the_program_chose_never_meets_the_generated_code(program, passed, built, tmp_path):
+    import subprocess
+
+    result, _ = kite_test(program)
+    assert (result.exit_code, result.output.splitlines()) == (0, [passed, "1 passed, 0 failed"])
+    if built is None:
+        return
+    file_name, printed = built
+    result = run_kite(["build", program, "--output", str(tmp_path)], cwd=HOSTILE)
+    assert (result.exit_code, result.output.splitlines()[-1]) == (0, f"built {tmp_path / file_name}")
+    ran = subprocess.run(["dotnet", str(tmp_path / file_name)], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, printed, "")
+
+
 def test_output_is_capped_and_the_report_says_so():
     import json
 

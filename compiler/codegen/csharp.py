@@ -26,13 +26,14 @@ from kite import standard_library
 from kite.callee import constructs
 from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
 from kite.constants import order_constants
+from kite.csharp_words import PROGRAM_NAMESPACE
 from kite.syntax import nodes as n
 
 KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
 RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
-LOWERCASE_ASCII = re.compile("[a-z]+")  # the type names C# reserves (CS8981)
+ENTRY_CLASS = "kite__entry"  # holds Main for `kite build`; generated names have "__" inside, program names never
 # The largest column a #line span may name (Roslyn refuses more with CS8938). As its offset it lies past the end of
 # any generated line worth mapping: everything on the line is the marker's Kite span.
 MAX_LINE_COLUMN = 65536
@@ -137,17 +138,18 @@ def declared_locals(module: n.Module) -> set[str]:
     return names
 
 
-def module_class(module: n.Module, unit_modules) -> str:
-    """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
-    the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
-    then gets a suffix no spelling of a program's name has. So does a lowercase name (`module shop`): C# reserves
-    those for its own keywords (CS8981)."""
-    types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
-    return module.name + "__m" if module.name in types or LOWERCASE_ASCII.fullmatch(module.name) else module.name
+def module_class(module: n.Module) -> str:
+    """The static class of a module (its metadata name, inside PROGRAM_NAMESPACE): the module's name spelled as
+    identifier() spells a program's names, with a suffix no spelling of a program's name has. Kite code never names
+    its module, so the class must hide nothing it names: not a type, function or constant of the same name (`module
+    Stack` with `type Stack`, `module Shop` with `fn Shop`), nor a .NET type (`module StringBuilder` calling
+    StringBuilder()), nor a lowercase name C# reserves (CS8981)."""
+    return identifier(module.name).removeprefix("@") + "__m"
 
 
-def _class_spelling(name: str) -> str:
-    return "@" + name if name in CSHARP_KEYWORDS else name
+def module_type_name(module: n.Module) -> str:
+    """The module's class as reflection names it (the test host)."""
+    return f"{PROGRAM_NAMESPACE}.{module_class(module)}"
 
 
 class _Writer:
@@ -167,7 +169,7 @@ class _Writer:
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
-        self.class_name = _class_spelling(module_class(module, symbols.modules))
+        self.class_name = module_class(module)
         self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
@@ -194,11 +196,15 @@ class _Writer:
         self.emit(f"extern alias {standard_library.CSHARP_ALIAS};")
         self.emit("#nullable enable")
         for namespace in ("System", "System.Collections.Generic", "System.Linq"):
-            self.emit(f"using {namespace};")
+            self.emit(f"using global::{namespace};")
         for item in module.items:
             if isinstance(item, n.Use):
                 self.at(item)
                 self.emit(f"using {item.path};")
+        # The program's names live in a namespace of their own that no program can spell: a `type System` or `module
+        # Kite` hides nothing of .NET's or the standard library's, and the generated code says global:: besides.
+        self.hidden()
+        self.emit(f"namespace {PROGRAM_NAMESPACE};")
         for item in module.items:
             if isinstance(item, n.TypeDecl):
                 self.record(item)
@@ -219,16 +225,19 @@ class _Writer:
                 self.function(item)
             elif isinstance(item, n.TestDecl):
                 self.test(item)
-        if entry_point:
-            self.hidden()
-            self.emit("public static void Main()")
-            self.emit("{")
-            self.emit(f"    {RUNTIME}.UseInvariantCulture();")
-            self.emit(f"    {identifier('main')}();")
-            self.emit("}")
         self.indent -= 1
         self.hidden()
         self.emit("}")
+        if entry_point:
+            # A class of its own, named as no program can: `module Main` would make a member Main of class Main.
+            self.emit(f"public static class {ENTRY_CLASS}")
+            self.emit("{")
+            self.emit("    public static void Main()")
+            self.emit("    {")
+            self.emit(f"        {RUNTIME}.UseInvariantCulture();")
+            self.emit(f"        global::{PROGRAM_NAMESPACE}.{self.class_name}.{identifier('main')}();")
+            self.emit("    }")
+            self.emit("}")
         return "\n".join(self.out) + "\n"
 
     # ---- declarations
@@ -471,7 +480,7 @@ class _Writer:
     def module_member(self, name: str) -> str:
         """A constant or function of the module; qualified where a local of the same name could hide it."""
         spelled = identifier(name)
-        return f"global::{self.class_name}.{spelled}" if name in self.shadowed else spelled
+        return f"global::{PROGRAM_NAMESPACE}.{self.class_name}.{spelled}" if name in self.shadowed else spelled
 
     def lookup(self, name: str) -> str:
         """A name used as a value: a local, then a constant of this file, then the standard library, then the rest of

@@ -57,7 +57,7 @@ class CompileWorker:
         self._lock = threading.RLock()
 
     def stdlib_image(self) -> bytes:
-        """KiteStd.dll exactly as the assemblies emitted here reference it."""
+        """Kite.Std.dll exactly as the assemblies emitted here reference it."""
         with self._lock:
             if self.process is None:
                 self._start()
