@@ -253,6 +253,8 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=32 << 20, show_default=True,
+              help="A run line longer than this is not read: its result is a problem (line too long).")
 @timeout_option
 @budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
@@ -260,7 +262,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
+          dask_address, cache_dir, max_line_bytes, timeout, budget, no_sandbox, output_format, compile_timeout):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
     a summary beside it, and print the rates.
 
@@ -272,7 +274,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+        cache=cache_dir, max_line_bytes=max_line_bytes, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
                                                  compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:

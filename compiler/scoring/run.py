@@ -18,7 +18,7 @@ from kite.errors import ToolchainError, UnusableInput
 from kite.scoring.cache import VerdictCache, ran_out_of_time, toolchain_fingerprint
 from kite.scoring.executors import ANSWERS_IN_FLIGHT, DaskExecutor, InlineExecutor, SessionSettings, first_done, judge_in_worker
 from kite.scoring.grading import SCHEMA_VERSION, Prepared, assemble, ungradable
-from kite.scoring.reading import Reader, run_lines
+from kite.scoring.reading import DEFAULT_MAX_LINE_BYTES, Reader, run_lines
 from kite.scoring.resume import locked_results, read_results, resumed_lines
 from kite.scoring.summary import summarize
 from kite.spawn import process_executor
@@ -39,6 +39,7 @@ class ScoreOptions:
     jobs: int = 1
     dask: str | None = None
     cache: str | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     session: SessionSettings = field(default_factory=SessionSettings)
 
 
@@ -55,7 +56,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     try:
         done = resumed_lines(out) if options.resume else {}
         total = 0
-        for number, raw in run_lines(options.run):
+        for number, raw in run_lines(options.run, options.max_line_bytes):
             total += 1
             kept = done.get(number)  # None: not graded yet, or graded by a kite that wrote no digest
             if kept is not None and kept != reader.digest(raw):  # checked before any grading: nothing is appended to a wrong file
@@ -121,7 +122,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 finish(key, verdict)
 
         try:
-            for number, raw in run_lines(options.run):
+            for number, raw in run_lines(options.run, options.max_line_bytes):
                 if number in done:
                     continue
                 unwritten.append(number)
