@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -151,3 +152,63 @@ def test_a_hostile_answer_gets_what_it_earned(name, tmp_path):
     [result] = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert SCORED_ANSWERS[name](result), result
 
+
+
+# Run lines that fooled kite score once (tests/hostile/runs/README.md): scored in one run per set of options, every
+# line gets a result (never a grader fault, exit 3, or a hang) holding what its fixture expects.
+RUNS = HOSTILE / "runs"
+RUN_FIXTURES = sorted(path for path in RUNS.glob("*.json"))
+BUDGET_SECONDS = "3"  # only the fixtures that attack the compile budget reach a compiler at all
+
+
+def holds(expected, actual) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(key in actual and holds(value, actual[key]) for key, value in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(map(holds, expected, actual))
+    return expected == actual
+
+
+def test_holds_reads_objects_by_key_and_lists_item_by_item():
+    assert holds({"a": [{"id": 1}]}, {"a": [{"id": 1, "b": 2}], "c": 3})
+    assert not holds({"a": [{"id": 1}]}, {"a": [{"id": 1}, {"id": 2}]}) and not holds({"a": 1}, {"b": 1}) and not holds([1], 1)
+
+
+@pytest.fixture(scope="module")
+def scored_runs(tmp_path_factory) -> dict[str, dict]:
+    import json
+
+    folder = tmp_path_factory.mktemp("runs")
+    groups: dict[tuple[str, ...], list[tuple[str, dict]]] = {}
+    for path in RUN_FIXTURES:
+        fixture = json.loads(path.read_text())
+        line = {"id": path.stem, **fixture["line"]}
+        line["text"] = line["text"] * fixture.get("repeat", 1)
+        groups.setdefault(tuple(fixture.get("options", ())), []).append((path.stem, line))
+    results = {}
+    for index, (options, lines) in enumerate(groups.items()):
+        (folder / f"run{index}.jsonl").write_text("".join(json.dumps(line) + "\n" for _, line in lines))
+        result = run_kite(["score", f"run{index}.jsonl", "--field", "text", "--id-field", "id", "--format-field", "format",
+                           "--tasks", str(RUNS / "tasks"), "--out", f"results{index}.jsonl", "--compile-timeout", BUDGET_SECONDS,
+                           *options], cwd=folder)
+        assert result.exit_code == 0, result.output
+        results.update((r["id"], r) for r in map(json.loads, (folder / f"results{index}.jsonl").read_text().splitlines()))
+    return results
+
+
+@pytest.mark.parametrize("name", [path.stem for path in RUN_FIXTURES])
+def test_a_hostile_run_line_gets_what_it_earned(name, scored_runs):
+    import json
+
+    expected = json.loads((RUNS / f"{name}.json").read_text())["expect"]
+    assert holds(expected, scored_runs[name]), scored_runs[name]
+
+
+def test_a_file_name_that_is_not_utf8_reaches_no_compiler_as_it_is(tmp_path):
+    # Such a name reads as lone surrogates (\udcff): the compile process died of it once.
+    folder = tmp_path / "d"
+    folder.mkdir()
+    Path(os.fsdecode(bytes(folder) + b"/bad\xffname.kite")).write_bytes(b"module Bad\n\nfn f() -> str\n    return missing\n")
+    result = run_kite(["check", str(folder)], cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "error CS0103: The name 'missing' does not exist in the current context" in result.output

@@ -82,8 +82,9 @@ class UnitSymbols:
 
 
 def csharp_path(kite_path: str) -> str:
-    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated."""
-    return kite_path + ".cs"
+    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated; named as its #line
+    markers name the Kite file (a name of bytes that are not UTF-8 is not text .NET can take)."""
+    return line_path(kite_path) + ".cs"
 
 
 def line_path(kite_path: str) -> str:
