@@ -212,3 +212,62 @@ def test_a_file_name_that_is_not_utf8_reaches_no_compiler_as_it_is(tmp_path):
     result = run_kite(["check", str(folder)], cwd=tmp_path)
     assert result.exit_code == 1, result.output
     assert "error CS0103: The name 'missing' does not exist in the current context" in result.output
+
+
+# ---- what a result reveals of the hidden tests (--reveal): a model fed the results must not learn the tests from them
+
+WORDS_TESTS = str(ARTICLE / "words.test.kite")
+
+
+@pytest.mark.parametrize(("reveal", "line"), [
+    ("tests", 'FAIL word_count counts words: expect word_count("  one   two three  ") == 3 (left: 9, right: 3)'),
+    ("names", "FAIL word_count counts words: an expectation failed"),
+    ("none", "FAIL hidden test 1: an expectation failed"),
+])
+def test_reveal_chooses_what_kite_test_shows_of_a_hidden_test(reveal, line):
+    result, _ = kite_test("wrong_words.kite", "--tests", WORDS_TESTS, "--reveal", reveal)
+    assert (result.exit_code, result.output.splitlines()) == (1, [line, "0 passed, 1 failed"])
+
+
+def test_reveal_names_shows_no_place_value_output_or_diagnostic_message_of_the_hidden_tests(tmp_path):
+    import json
+
+    # A hidden test calls a function the answer lacks: the compiler's message quotes the test's code.
+    (tmp_path / "words.kite").write_text('module Words\n\nfn word_count(s: str) -> int\n    print(s)\n    return 0\n')
+    hidden_text = (ARTICLE / "words.test.kite").read_text()
+    (tmp_path / "hidden.test.kite").write_text(hidden_text + '\ntest "more"\n    expect missing_helper(41) == 42\n')
+    shown = {}
+    for reveal in ("tests", "names"):
+        result = run_kite(["test", "words.kite", "--tests", "hidden.test.kite", "--reveal", reveal, "--format", "json"], cwd=tmp_path)
+        assert result.exit_code == 1, result.output
+        shown[reveal] = result.output
+    assert "missing_helper" in shown["tests"] and "hidden.test.kite" in shown["tests"]
+    for secret in ("one   two three", "missing_helper", "hidden.test.kite", "41", "expect"):
+        assert secret not in shown["names"], secret
+    [answer] = json.loads(shown["names"])["answers"]
+    assert [(d["file"], d["line"], d["id"], d["message"]) for d in answer["diagnostics"]] == [
+        ("hidden tests", 0, "CS0103", "in the hidden tests (not shown)")]
+    assert [(t["name"], t["file"], t["line"], t["output"]) for t in answer["tests"]] == [("word_count counts words", "hidden tests", 0, ""),
+                                                                                       ("more", "hidden tests", 0, "")]
+
+
+def test_reveal_none_keeps_kite_score_s_results_free_of_the_hidden_tests(tmp_path):
+    import json
+
+    task = tmp_path / "tasks" / "words"
+    task.mkdir(parents=True)
+    (task / "words.test.kite").write_text((ARTICLE / "words.test.kite").read_text())
+    answer = "```kite\n" + (HOSTILE / "wrong_words.kite").read_text() + "```\n"
+    (tmp_path / "run.jsonl").write_text(json.dumps({"task_id": "words", "text": answer}) + "\n")
+    lines = {}
+    for reveal in ("tests", "none"):
+        result = run_kite(["score", "run.jsonl", "--field", "text", "--tasks", "tasks", "--out", f"{reveal}.jsonl", "--reveal", reveal], cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        lines[reveal] = (tmp_path / f"{reveal}.jsonl").read_text()
+    assert "one   two three" in lines["tests"]
+    [result] = map(json.loads, lines["none"].splitlines())
+    assert [(t["name"], t["file"], t["line"], t["status"], t["message"]) for t in result["tests"]] == [
+        ("hidden test 1", "hidden tests", 0, "fail", "an expectation failed")]
+    assert (result["passes"], result["score"]) == (False, 0.0)
+    for secret in ("one   two three", "word_count counts words", "words.test.kite", "right: 3"):
+        assert secret not in lines["none"], secret

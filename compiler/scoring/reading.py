@@ -108,7 +108,8 @@ class Reader:
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
         self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
-                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks],
+                                   *([options.reveal] if options.reveal != "tests" else [])],  # results of before --reveal stay valid
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def digest(self, raw: bytes) -> str:

@@ -40,6 +40,7 @@ class ScoreOptions:
     dask: str | None = None
     cache: str | None = None
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    reveal: str = "tests"  # what results show of the hidden tests (kite.testing.outcomes.REVEALS)
     session: SessionSettings = field(default_factory=SessionSettings)
 
 
@@ -104,7 +105,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 if fault:
                     write(ungradable(prepared.line, prepared.answer_id, prepared.task.id if prepared.task else None, "grader fault", fault))
                 else:
-                    write(assemble(prepared, verdict))
+                    write(assemble(prepared, verdict, options.reveal))
 
         def collect(futures) -> None:
             for future in futures:
@@ -132,13 +133,13 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     write(prepared)
                     continue
                 if prepared.request is None:
-                    write(assemble(prepared, None))
+                    write(assemble(prepared, None, options.reveal))
                     continue
                 key = prepared.request.key(toolchain)
                 verdict = judged.get(key) or cache.get(key)
                 if verdict is not None:
                     judged[key] = verdict
-                    write(assemble(prepared, verdict))
+                    write(assemble(prepared, verdict, options.reveal))
                     continue
                 if key in waiting:
                     waiting[key].append(prepared)
