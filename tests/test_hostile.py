@@ -271,3 +271,20 @@ def test_reveal_none_keeps_kite_score_s_results_free_of_the_hidden_tests(tmp_pat
     assert (result["passes"], result["score"]) == (False, 0.0)
     for secret in ("one   two three", "word_count counts words", "words.test.kite", "right: 3"):
         assert secret not in lines["none"], secret
+
+
+def test_a_run_line_over_the_size_limit_or_not_unicode_is_a_result_with_a_problem_and_the_run_goes_on(tmp_path):
+    import json
+
+    lines = [json.dumps({"text": "short, no code"}), json.dumps({"text": "x" * 200}), json.dumps({"text": "a\nb\ud800"}),
+             json.dumps({"text": "after"})]
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--max-line-bytes", "100"], cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["problem"]) for r in results] == [
+        (1, None),
+        (2, {"kind": "line too long", "message": "more than 100 bytes, the limit of a run line (--max-line-bytes)"}),
+        (3, {"kind": "not unicode", "message": "text: not Unicode text (a lone surrogate U+D800 at line 2, column 2)"}),
+        (4, None),
+    ]
