@@ -14,6 +14,7 @@ planted entry is ignored, and replaced by the file's own parse.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -129,11 +130,9 @@ class ParseCache:
             return entry.parsed
         parsed = parse(source)
         payload = pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL)
-        try:
+        with contextlib.suppress(OSError):  # a full or read-only folder costs the next search its parse, nothing else
             path.unlink(missing_ok=True)  # a planted entry is replaced, whoever owns it
             write_atomically(path, hmac.digest(self.key, payload, "sha256") + payload, 0o600)
-        except OSError:
-            pass  # a full or read-only folder costs the next search its parse, nothing else
         return parsed
 
     def _read(self, path: Path):
