@@ -200,7 +200,7 @@ async def test_a_buffer_that_is_not_unicode_text_is_one_diagnostic_and_the_serve
     uri = path.as_uri()
     text = 'module Lone\n\nfn f() -> str\n    return "a\ud800"\n'
     push.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
-    found = await published(push, uri, lambda found: bool(found))
+    found = await published(push, uri, bool)
     assert [(d.code, d.range.start.line, d.range.start.character, d.message) for d in found] == [
         ("KT000", 3, 13, "not Unicode text (a lone surrogate U+D800 at line 4, column 14)")]
     change(push, uri, 2, text.replace("\ud800", "b"))

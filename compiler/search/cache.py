@@ -150,5 +150,5 @@ class ParseCache:
             return None
         try:
             return _ParseOnly(io.BytesIO(payload)).load()
-        except Exception:  # noqa: BLE001 -- a broken pickle raises almost anything; the entry is then only ignored
+        except Exception:  # a broken pickle raises almost anything; the entry is then only ignored
             return None

@@ -72,7 +72,7 @@ class TestReport:
 # ---- what a result reveals of the hidden tests (`--reveal`): results that go back to a model must not teach it the tests
 
 REVEALS = ("tests", "names", "none")  # everything (the default); which test and why in general terms; not even names
-NOT_COMPILED = "the program does not compile"
+DOES_NOT_COMPILE = "the program does not compile"
 CONCEALED_FILE = "hidden tests"  # where a concealed test or diagnostic is: no path, no line
 # A hidden test file's diagnostic keeps its layer, severity and id only: a message can quote the test's code (a
 # constant, a name, a type), a fix its text.
@@ -89,7 +89,7 @@ def concealed_name(name: str, number: int, reveal: str) -> str:
 def concealed_message(status: str, message: str, reveal: str) -> str:
     """A hidden test's message: with `names` or `none`, only why in general terms (an expectation quotes the test's
     code and values, and the answer's own crash or output can quote the inputs it was given)."""
-    if reveal == "tests" or message == NOT_COMPILED:
+    if reveal == "tests" or message == DOES_NOT_COMPILE:
         return message
     return _IN_GENERAL.get(status, status)
 
@@ -109,4 +109,4 @@ def conceal(report: TestReport, hidden: Collection[str], reveal: str) -> TestRep
 
 
 def concealed_diagnostic(d: diag.Diagnostic) -> diag.Diagnostic:
-    return replace(d, **CONCEALED_DIAGNOSTIC, fix=None)
+    return diag.Diagnostic.from_json({**{k: v for k, v in d.to_json().items() if k != "fix"}, **CONCEALED_DIAGNOSTIC})
