@@ -9,6 +9,7 @@ import click
 
 from kite.errors import ToolchainError, UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.testing.outcomes import REVEALS
 from kite.testing.worker import Limits
 
 timeout_option = click.option(
@@ -17,6 +18,10 @@ timeout_option = click.option(
 budget_option = click.option(
     "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
     help="Seconds all of an answer's tests may run together.")
+reveal_option = click.option(
+    "--reveal", type=click.Choice(REVEALS), default=REVEALS[0], show_default=True,
+    help="What results show of the hidden tests: tests (their messages, places, output and diagnostics), names (which "
+         "test and why in general terms only), none (not even their names). For results that go back to a model.")
 compile_timeout_option = click.option(
     "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from kite.atomic import write_atomically
+from kite.atomic import replacing_mode, write_atomically
 from kite.cli.common import exit_code, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
@@ -90,7 +89,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
         else:
             path = Path(name)
             try:
-                write_atomically(path, formatted, os.stat(path).st_mode & 0o7777)
+                write_atomically(path, formatted, replacing_mode(path))
             except OSError as error:
                 click.echo(f"kite: error: {visible(name)}: cannot write ({error.strerror})", err=True)
                 saw.add("unusable")

@@ -12,7 +12,7 @@ import click
 
 from kite import __version__, diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, reveal_option, timeout_option
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -193,11 +193,12 @@ def build(program, output, compile_timeout):
 @budget_option
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
+@reveal_option
 @format_option("test")
 @compile_timeout_option
 @no_server_option
 @guarded
-def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
+def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
     fresh sandboxed process.
 
@@ -207,6 +208,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 
     from kite.pipeline import find_units, kite_files
     from kite.session import Session, UnitReport
+    from kite.testing.outcomes import conceal
     from kite.testing.worker import Limits
 
     sources = find_units(list(paths))
@@ -223,6 +225,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
             if not source_of[unit.program.path].found_in_folder:
                 raise
             return UnitReport(unit.program.path, skipped="no tests")  # a folder may hold programs without tests
+        tests = conceal(tests, set(hidden), reveal)
         return UnitReport(unit.program.path, check=tests.check, tests=tests)
 
     source_of = {source.program: source for source in sources}
@@ -252,14 +255,17 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=32 << 20, show_default=True,
+              help="A run line longer than this is not read: its result is a problem (line too long).")
 @timeout_option
 @budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
+@reveal_option
 @format_option("score")
 @compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
+          dask_address, cache_dir, max_line_bytes, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
     a summary beside it, and print the rates.
 
@@ -271,7 +277,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+        cache=cache_dir, max_line_bytes=max_line_bytes, reveal=reveal, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
                                                  compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:

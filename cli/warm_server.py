@@ -50,7 +50,7 @@ def server_key() -> str:
 
 
 def server_folder() -> Path:
-    from kite.dotnet.packages import cache_root
+    from kite.own_files import cache_root
 
     folder = cache_root() / f"server-{os.getuid()}-{server_key()}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -39,7 +39,7 @@ from kite.pipeline import (
     module_mismatches,
 )
 from kite.rules import kt010_compile_budget
-from kite.testing.outcomes import TestCase, TestOutcome, TestReport
+from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
 HOST_SOURCE = "KiteTestHost.cs"
@@ -251,7 +251,7 @@ class Session:
             raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
         compiled = self.emit(unit, analysis)
         if compiled.image is None:
-            outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
+            outcomes = [TestOutcome(case, "fail", DOES_NOT_COMPILE, 0.0) for case in deciding + own]
         else:
             outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)

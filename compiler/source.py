@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +14,41 @@ from kite.errors import UnusableInput
 # what one file can cost the Kite layer, which runs before any budget.
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_SOURCE_LINES = 200_000
+# A str can hold a surrogate code point alone (JSON's "\ud800", an LSP buffer, an API caller): no UTF-8 file can, and
+# neither Roslyn's input nor .NET's marshalling takes it (the compile process dies of SIGABRT).
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotUnicode(UnusableInput):
+    """Text with a surrogate code point alone: not Unicode text, whatever door it came in by."""
+
+    def __init__(self, path: str, reason: str, line: int, column: int):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason, self.line, self.column = path, reason, line, column
+
+
+def not_unicode(path: str, text: str) -> NotUnicode | None:
+    """Why `text` is not Unicode text (its first lone surrogate, 1-based line and column), or None."""
+    found = SURROGATE.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    return NotUnicode(path, f"not Unicode text (a lone surrogate U+{ord(found.group()):04X} at line {line}, column {column})",
+                      line, column)
 
 
 @dataclass(frozen=True)
 class SourceFile:
+    """Kite text that every layer can take: refused at construction when it is not Unicode text."""
+
     path: str  # as the user named it; diagnostics print it
     text: str  # LF line ends, no BOM
+
+    def __post_init__(self) -> None:
+        refused = not_unicode(self.path, self.text)
+        if refused is not None:
+            raise refused
 
     @property
     def name(self) -> str:

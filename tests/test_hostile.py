@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -206,3 +207,139 @@ def test_a_hostile_answer_gets_what_it_earned(name, tmp_path):
     [result] = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert SCORED_ANSWERS[name](result), result
 
+
+
+# Run lines that fooled kite score once (tests/hostile/runs/README.md): scored in one run per set of options, every
+# line gets a result (never a grader fault, exit 3, or a hang) holding what its fixture expects.
+RUNS = HOSTILE / "runs"
+RUN_FIXTURES = sorted(path for path in RUNS.glob("*.json"))
+BUDGET_SECONDS = "3"  # only the fixtures that attack the compile budget reach a compiler at all
+
+
+def holds(expected, actual) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(key in actual and holds(value, actual[key]) for key, value in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(map(holds, expected, actual))
+    return expected == actual
+
+
+def test_holds_reads_objects_by_key_and_lists_item_by_item():
+    assert holds({"a": [{"id": 1}]}, {"a": [{"id": 1, "b": 2}], "c": 3})
+    assert not holds({"a": [{"id": 1}]}, {"a": [{"id": 1}, {"id": 2}]}) and not holds({"a": 1}, {"b": 1}) and not holds([1], 1)
+
+
+@pytest.fixture(scope="module")
+def scored_runs(tmp_path_factory) -> dict[str, dict]:
+    import json
+
+    folder = tmp_path_factory.mktemp("runs")
+    groups: dict[tuple[str, ...], list[tuple[str, dict]]] = {}
+    for path in RUN_FIXTURES:
+        fixture = json.loads(path.read_text())
+        line = {"id": path.stem, **fixture["line"]}
+        line["text"] = line["text"] * fixture.get("repeat", 1)
+        groups.setdefault(tuple(fixture.get("options", ())), []).append((path.stem, line))
+    results = {}
+    for index, (options, lines) in enumerate(groups.items()):
+        (folder / f"run{index}.jsonl").write_text("".join(json.dumps(line) + "\n" for _, line in lines))
+        result = run_kite(["score", f"run{index}.jsonl", "--field", "text", "--id-field", "id", "--format-field", "format",
+                           "--tasks", str(RUNS / "tasks"), "--out", f"results{index}.jsonl", "--compile-timeout", BUDGET_SECONDS,
+                           *options], cwd=folder)
+        assert result.exit_code == 0, result.output
+        results.update((r["id"], r) for r in map(json.loads, (folder / f"results{index}.jsonl").read_text().splitlines()))
+    return results
+
+
+@pytest.mark.parametrize("name", [path.stem for path in RUN_FIXTURES])
+def test_a_hostile_run_line_gets_what_it_earned(name, scored_runs):
+    import json
+
+    expected = json.loads((RUNS / f"{name}.json").read_text())["expect"]
+    assert holds(expected, scored_runs[name]), scored_runs[name]
+
+
+def test_a_file_name_that_is_not_utf8_reaches_no_compiler_as_it_is(tmp_path):
+    # Such a name reads as lone surrogates (\udcff): the compile process died of it once.
+    folder = tmp_path / "d"
+    folder.mkdir()
+    Path(os.fsdecode(bytes(folder) + b"/bad\xffname.kite")).write_bytes(b"module Bad\n\nfn f() -> str\n    return missing\n")
+    result = run_kite(["check", str(folder)], cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "error CS0103: The name 'missing' does not exist in the current context" in result.output
+
+
+# ---- what a result reveals of the hidden tests (--reveal): a model fed the results must not learn the tests from them
+
+WORDS_TESTS = str(ARTICLE / "words.test.kite")
+
+
+@pytest.mark.parametrize(("reveal", "line"), [
+    ("tests", 'FAIL word_count counts words: expect word_count("  one   two three  ") == 3 (left: 9, right: 3)'),
+    ("names", "FAIL word_count counts words: an expectation failed"),
+    ("none", "FAIL hidden test 1: an expectation failed"),
+])
+def test_reveal_chooses_what_kite_test_shows_of_a_hidden_test(reveal, line):
+    result, _ = kite_test("wrong_words.kite", "--tests", WORDS_TESTS, "--reveal", reveal)
+    assert (result.exit_code, result.output.splitlines()) == (1, [line, "0 passed, 1 failed"])
+
+
+def test_reveal_names_shows_no_place_value_output_or_diagnostic_message_of_the_hidden_tests(tmp_path):
+    import json
+
+    # A hidden test calls a function the answer lacks: the compiler's message quotes the test's code.
+    (tmp_path / "words.kite").write_text('module Words\n\nfn word_count(s: str) -> int\n    print(s)\n    return 0\n')
+    hidden_text = (ARTICLE / "words.test.kite").read_text()
+    (tmp_path / "hidden.test.kite").write_text(hidden_text + '\ntest "more"\n    expect missing_helper(41) == 42\n')
+    shown = {}
+    for reveal in ("tests", "names"):
+        result = run_kite(["test", "words.kite", "--tests", "hidden.test.kite", "--reveal", reveal, "--format", "json"], cwd=tmp_path)
+        assert result.exit_code == 1, result.output
+        shown[reveal] = result.output
+    assert "missing_helper" in shown["tests"] and "hidden.test.kite" in shown["tests"]
+    for secret in ("one   two three", "missing_helper", "hidden.test.kite", "41", "expect"):
+        assert secret not in shown["names"], secret
+    [answer] = json.loads(shown["names"])["answers"]
+    assert [(d["file"], d["line"], d["id"], d["message"]) for d in answer["diagnostics"]] == [
+        ("hidden tests", 0, "CS0103", "in the hidden tests (not shown)")]
+    assert [(t["name"], t["file"], t["line"], t["output"]) for t in answer["tests"]] == [("word_count counts words", "hidden tests", 0, ""),
+                                                                                       ("more", "hidden tests", 0, "")]
+
+
+def test_reveal_none_keeps_kite_score_s_results_free_of_the_hidden_tests(tmp_path):
+    import json
+
+    task = tmp_path / "tasks" / "words"
+    task.mkdir(parents=True)
+    (task / "words.test.kite").write_text((ARTICLE / "words.test.kite").read_text())
+    answer = "```kite\n" + (HOSTILE / "wrong_words.kite").read_text() + "```\n"
+    (tmp_path / "run.jsonl").write_text(json.dumps({"task_id": "words", "text": answer}) + "\n")
+    lines = {}
+    for reveal in ("tests", "none"):
+        result = run_kite(["score", "run.jsonl", "--field", "text", "--tasks", "tasks", "--out", f"{reveal}.jsonl", "--reveal", reveal], cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        lines[reveal] = (tmp_path / f"{reveal}.jsonl").read_text()
+    assert "one   two three" in lines["tests"]
+    [result] = map(json.loads, lines["none"].splitlines())
+    assert [(t["name"], t["file"], t["line"], t["status"], t["message"]) for t in result["tests"]] == [
+        ("hidden test 1", "hidden tests", 0, "fail", "an expectation failed")]
+    assert (result["passes"], result["score"]) == (False, 0.0)
+    for secret in ("one   two three", "word_count counts words", "words.test.kite", "right: 3"):
+        assert secret not in lines["none"], secret
+
+
+def test_a_run_line_over_the_size_limit_or_not_unicode_is_a_result_with_a_problem_and_the_run_goes_on(tmp_path):
+    import json
+
+    lines = [json.dumps({"text": "short, no code"}), json.dumps({"text": "x" * 200}), json.dumps({"text": "a\nb\ud800"}),
+             json.dumps({"text": "after"})]
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    result = run_kite(["score", "run.jsonl", "--field", "text", "--max-line-bytes", "100"], cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["problem"]) for r in results] == [
+        (1, None),
+        (2, {"kind": "line too long", "message": "more than 100 bytes, the limit of a run line (--max-line-bytes)"}),
+        (3, {"kind": "not unicode", "message": "text: not Unicode text (a lone surrogate U+D800 at line 2, column 2)"}),
+        (4, None),
+    ]

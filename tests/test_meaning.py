@@ -12,7 +12,7 @@ from kite.codegen.csharp import UnitSymbols, generate
 from kite.diagnostics import Severity
 from kite.pipeline import Unit, find_units, generate_unit
 from kite.session import Session
-from kite.source import decode
+from kite.source import SourceFile, decode
 from kite.syntax.frontend import read_syntax
 
 MEANING = REPO / "tests" / "meaning"
@@ -109,6 +109,20 @@ def test_generated_c_sharp_escapes_every_line_end_c_sharp_knows():
     csharp = generate(module, "e\u2028\".kite", UnitSymbols.of([module], ["e\u2028\".kite"]))
     assert not any(char in csharp for char in "\r\u0085\u2028\u2029")
     assert '#line (3, 4) - (3, 4) 65536 "e__.kite"' in csharp  # the function's name, in a path without its line ends
+
+
+UNPRINTABLE_TEXT = "\u00e9\U0001f600\ufffe\uffff\u200b\x01\t\ufeff"  # non-ASCII, astral, non-characters, format, controls
+
+
+def test_generated_c_sharp_literals_escape_every_character_but_printable_ascii_and_keep_their_meaning(session, tmp_path):
+    text = (f'module Odd\n\nfn f() -> str\n    return "{UNPRINTABLE_TEXT}"\n\nfn g() -> str\n    return f"{UNPRINTABLE_TEXT}{{1}}"\n\n'
+            f"fn h() -> char\n    return '\ufffe'\n\n"
+            f'test "{UNPRINTABLE_TEXT}"\n    expect f() + "1" == g()\n    expect h() == "\ufffe"[0]\n    expect f() == "{UNPRINTABLE_TEXT}"\n')
+    module = read_syntax(SourceFile("odd.kite", text)).module
+    csharp = generate(module, "odd.kite", UnitSymbols.of([module], ["odd.kite"]))
+    assert [c for c in csharp if not (" " <= c <= "~" or c == "\n")] == []
+    report = session.test(Unit(SourceFile("odd.kite", text)))
+    assert [(o.status, o.case.name) for o in report.outcomes] == [("pass", UNPRINTABLE_TEXT)]
 
 
 def test_a_type_may_have_its_module_s_name_and_a_field_its_type_s_name(session, tmp_path):

@@ -353,6 +353,17 @@ def test_anonymous_files_held_open_are_as_small_as_any_file(session):
     assert 0 < int(outcome.output) <= 20 << 20  # a MiB a file, not the 16 MiB of a tmpfs
 
 
+def test_native_memory_outside_the_managed_heap_is_stopped_by_the_rss_watchdog(session):
+    # The managed heap's limit cannot see it: only the watchdog (twice the heap in RSS) stops 1 GiB of native blocks.
+    limits = Limits(timeout_seconds=20, heap_mb=128)
+    pool = ProcessPool(session.sandbox, session.pool.host_dir, limits, ahead=0)
+    try:
+        [outcome] = run_answer(pool, raw_image(session, (RAW / "hoards_native_memory.cs").read_text()), [TestRequest("Raw", "hoard")])
+    finally:
+        pool.close()
+    assert (outcome.status, outcome.message) == ("crash", "used more than 256 MB of memory")
+
+
 def test_system_v_shared_memory_and_queues_are_refused(session):
     [outcome] = run_raw(session, (RAW / "hoards_sysv_memory.cs").read_text(), "hoard")
     assert (outcome.status, outcome.output) == ("pass", "0 no queue")

@@ -24,7 +24,7 @@ def own_cache_folder() -> Path:
     """A cache folder of this test process's own, so each pytest worker has its own server; the restored .NET
     packages are linked in from the real cache (nothing is restored again). Any user may walk into it (the server's
     own folder in it is still 0700)."""
-    from kite.dotnet.packages import cache_root
+    from kite.own_files import cache_root
 
     folder = Path(tempfile.mkdtemp(prefix="kite-server-test-"))
     folder.chmod(0o755)

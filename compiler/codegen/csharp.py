@@ -38,8 +38,12 @@ ENTRY_CLASS = "kite__entry"  # holds Main for `kite build`; generated names have
 # any generated line worth mapping: everything on the line is the marker's Kite span.
 MAX_LINE_COLUMN = 65536
 WHOLE_LINE = MAX_LINE_COLUMN
-# Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
-LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# What a #line path (which has no escapes) cannot carry: its quote, what ends a line in C#, controls, and what is
+# not Unicode text (a file name of bytes that are not UTF-8 reads as lone surrogates).
+NOT_IN_LINE_PATH = re.compile('["\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufffe\\uffff]')
+# What a literal may carry as it is: printable ASCII. Anything else is an escape, so no character Roslyn or the
+# runtime cannot take (a line end, a control, a non-character, a surrogate from an API caller) reaches the C# text.
+PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 
 
 @dataclass(frozen=True)
@@ -79,13 +83,14 @@ class UnitSymbols:
 
 
 def csharp_path(kite_path: str) -> str:
-    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated."""
-    return kite_path + ".cs"
+    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated; named as its #line
+    markers name the Kite file (a name of bytes that are not UTF-8 is not text .NET can take)."""
+    return line_path(kite_path) + ".cs"
 
 
 def line_path(kite_path: str) -> str:
     """The file name a #line marker can carry: it has no escapes, so a quote or a line end cannot be in it."""
-    return "".join("_" if char == '"' or char in LINE_ENDS else char for char in kite_path)
+    return NOT_IN_LINE_PATH.sub("_", kite_path)
 
 
 def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False) -> str:
@@ -101,11 +106,13 @@ def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, st
 def string_literal(text: str) -> str:
     """A C# string literal of `text` (raw characters, no Kite escapes)."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + _escape_line_ends(escaped) + '"'
+    return '"' + _escape_unprintable(escaped) + '"'
 
 
-def _escape_line_ends(text: str) -> str:
-    return "".join(LINE_ENDS.get(char, char) for char in text)
+def _escape_unprintable(text: str) -> str:
+    """Literal text (Kite's escapes, which the parser checked, are C#'s) with every character but printable ASCII
+    written as a C# escape."""
+    return PRINTABLE_ASCII.sub(lambda m: f"\\u{ord(m.group()):04X}" if ord(m.group()) <= 0xFFFF else f"\\U{ord(m.group()):08X}", text)
 
 
 def assigned_names(body) -> set[str]:
@@ -518,7 +525,7 @@ class _Writer:
         if isinstance(e, n.Name):
             return self.lookup(e.name)
         if isinstance(e, n.Literal):
-            return _escape_line_ends({"dec": e.text + "m", "none": "null"}.get(e.kind, e.text))
+            return _escape_unprintable({"dec": e.text + "m", "none": "null"}.get(e.kind, e.text))
         if isinstance(e, n.FString):
             return self.fstring(e)
         if isinstance(e, n.ListLiteral):
@@ -623,7 +630,7 @@ class _Writer:
         for part in e.parts:
             if isinstance(part, str):
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
-                pieces.append(_escape_line_ends(text))
+                pieces.append(_escape_unprintable(text))
             elif isinstance(part, n.Formatted):
                 pieces.append("{(" + f"{RUNTIME}.Formatted({self.expr(part.value)}, {string_literal(part.spec)})" + ")}")
             else:

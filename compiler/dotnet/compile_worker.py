@@ -6,6 +6,9 @@ method is bound (minutes to hours). Only killing the process that runs it bounds
 answer runs here, one request at a time; a request past its budget kills the process (and anything it started),
 and the next request starts a fresh one. The process is shared by every Checker in a kite process.
 
+The other formats an answer may be given in (C#, a .NET or Python regex, JSON, Python) are checked here too: their
+parsers are no more bounded than Roslyn is.
+
 Protocol: one JSON object per line, requests on the child's stdin, replies on its stdout.
 """
 
@@ -26,7 +29,9 @@ import time
 
 from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
+from kite.source import not_unicode
 from kite.spawn import piped, spawn
+from kite.text_formats import json_problem, python_problem, python_regex_problem
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
@@ -64,9 +69,14 @@ class CompileWorker:
                 self._start()
             return self._stdlib_image
 
-    def check(self, sources: list[tuple[str, str]], timeout: float) -> list[Diagnostic]:
-        reply = self._request({"op": "check", "sources": sources}, timeout)
+    def check(self, sources: list[tuple[str, str]], timeout: float, with_stdlib: bool = True) -> list[Diagnostic]:
+        """Roslyn's and the analyzers' diagnostics; without the stdlib: raw C# on its own (an answer in C#)."""
+        reply = self._request({"op": "check", "sources": sources, "stdlib": with_stdlib}, timeout)
         return [Diagnostic.from_json(d) for d in reply["diagnostics"]]
+
+    def text_problem(self, kind: str, text: str, timeout: float) -> str:
+        """Why `text` is not valid `kind` (one of TEXT_CHECKS), "" when it is."""
+        return self._request({"op": "text", "kind": kind, "text": text}, timeout)["problem"]
 
     def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float):
         """(image or None, diagnostics) of an assembly that references Kite's stdlib."""
@@ -101,6 +111,10 @@ class CompileWorker:
         return process
 
     def _request(self, request: dict, timeout: float) -> dict:
+        for path, text in request.get("sources", [("answer", request.get("text", ""))]):
+            refused = not_unicode(path, text)
+            if refused is not None:  # .NET cannot take it: the child would die of SIGABRT
+                raise refused
         with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
             process = self.process if self.process is not None else self._start()
             try:
@@ -176,17 +190,36 @@ def _serve(replies) -> None:
     _send(replies, {"stdlib": base64.b64encode(stdlib.image).decode()})
     for line in sys.stdin:
         request = json.loads(line)
-        sources = [tuple(source) for source in request["sources"]]
+        sources = [tuple(source) for source in request.get("sources", ())]
         try:
             if request["op"] == "check":
-                found = roslyn.check(sources, [stdlib.reference])
+                found = roslyn.check(sources, [stdlib.reference] if request["stdlib"] else [])
                 _send(replies, {"diagnostics": [d.to_json() for d in found]})
+            elif request["op"] == "text":
+                _send(replies, {"problem": TEXT_CHECKS[request["kind"]](request["text"])})
             else:
                 emitted = roslyn.emit(request["name"], sources, [stdlib.reference], executable=request["executable"])
                 image = base64.b64encode(emitted.image).decode() if emitted.image is not None else None
                 _send(replies, {"image": image, "diagnostics": [d.to_json() for d in emitted.diagnostics]})
         except Exception as error:  # reported to the parent as one line, never a traceback
             _send(replies, {"internal": f"{type(error).__name__}: {error}"})
+
+
+def dotnet_regex_problem(pattern: str) -> str:
+    import clr
+
+    clr.AddReference("System.Text.RegularExpressions")
+    from System import ArgumentException
+    from System.Text.RegularExpressions import Regex
+
+    try:
+        Regex(pattern)
+    except ArgumentException as error:
+        return f"not a .NET regex: {error.Message}"
+    return ""
+
+
+TEXT_CHECKS = {"json": json_problem, "python": python_problem, "python regex": python_regex_problem, "dotnet regex": dotnet_regex_problem}
 
 
 def _send(replies, message: dict) -> None:

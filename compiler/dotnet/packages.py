@@ -16,6 +16,7 @@ from xml.sax.saxutils import quoteattr
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
+from kite.own_files import cache_root
 
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
@@ -35,12 +36,6 @@ class DotnetPackages:
     compiler_images: tuple[str, ...]  # what is loaded: the ReadyToRun copies of compiler_dlls, or compiler_dlls
     analyzer_images: tuple[str, ...]  # likewise for analyzer_dlls
     ready_to_run: str  # how the images were made, or why they are the IL DLLs themselves
-
-
-def cache_root() -> Path:
-    if "KITE_CACHE_DIR" in os.environ:
-        return Path(os.environ["KITE_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kite"
 
 
 def _project_bytes() -> dict[str, bytes]:

@@ -24,7 +24,8 @@ from kite.errors import ToolchainError, UnusableInput
 from kite.lsp import features
 from kite.pipeline import CheckResult, Unit, find_units
 from kite.session import Session
-from kite.source import SourceFile, decode
+from kite.source import NotUnicode, SourceFile, decode
+from kite.syntax.rules import SYNTAX
 
 STATUS_COMMAND = "kite.status"
 RELEASED = "kite: the C# compiler process was stopped"
@@ -90,6 +91,10 @@ class KiteLanguageServer(LanguageServer):
         await asyncio.sleep(delay)
         try:
             await self.check_now(uri, speed)
+        except NotUnicode:  # a buffer no layer can take: one diagnostic where it stops being text
+            if not self.pull:
+                document = self.workspace.text_documents.get(uri)
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, self.diagnostics_of(uri), document and document.version))
         except UnusableInput as error:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(error)))
         except Exception as error:  # a bug in kite: said in the editor's log, and the server goes on
@@ -139,8 +144,15 @@ class KiteLanguageServer(LanguageServer):
     # ---- diagnostics out
 
     def diagnostics_of(self, uri: str) -> list[types.Diagnostic]:
-        """The latest check of the file's current text (Kite's layer at once when none is there yet)."""
-        unit = self.unit_of(uri)
+        """The latest check of the file's current text (Kite's layer at once when none is there yet); for a text that is
+        not Unicode, one error there (or none, when it is another file of the unit that is not)."""
+        try:
+            unit = self.unit_of(uri)
+        except NotUnicode as refused:
+            if refused.path != to_fs_path(uri):
+                return []
+            lines = self.workspace.get_text_document(uri).source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            return [lsp_diagnostic(SYNTAX.at(refused.path, refused.line, refused.column, refused.reason), lines)]
         cached = self.results.get(unit.program.path)
         if cached is not None and cached[0] == unit:
             result = cached[1]
@@ -186,7 +198,7 @@ def lsp_diagnostic(d: Diagnostic, lines: list[str]) -> types.Diagnostic:
 
 
 def utf16(text: str, column: int) -> int:
-    return len(text[:column].encode("utf-16-le")) // 2
+    return len(text[:column].encode("utf-16-le", "surrogatepass")) // 2
 
 
 def code_points(text: str, units: int) -> int:

@@ -23,6 +23,7 @@ from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, parse
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
 from kite.source import SourceFile
+from kite.testing.outcomes import CONCEALED_DIAGNOSTIC, CONCEALED_FILE, concealed_message, concealed_name
 
 SCHEMA_VERSION = 1
 PROGRAM_PATH = "answer.kite"
@@ -216,12 +217,12 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
     return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
 
 
-def assemble(prepared: Prepared, verdict: dict | None) -> dict:
+def assemble(prepared: Prepared, verdict: dict | None, reveal: str = "tests") -> dict:
     result: dict[str, Any] = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
               "task": prepared.task.id if prepared.task is not None else None, "graded": True, "problem": None,
               "format": prepared.format}
     if prepared.format == "kite":
-        result.update(kite_result(prepared, verdict))
+        result.update(kite_result(prepared, verdict, reveal))
         deciding = result["passes"] if result["passes"] is not None else result["compiles"]
     else:
         assert verdict is not None, "an answer in another format always has a request, so a verdict"
@@ -235,7 +236,7 @@ def assemble(prepared: Prepared, verdict: dict | None) -> dict:
     return result
 
 
-def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
+def kite_result(prepared: Prepared, verdict: dict | None, reveal: str = "tests") -> dict:
     extraction, program, task = prepared.extraction, prepared.program, prepared.task
     assert extraction is not None, "prepare() extracts every kite answer"
     blocks = [{"language": b.language, "fence": b.fence, "is_kite": b.is_kite, "start": b.start, "end": b.end} for b in extraction.blocks]
@@ -263,11 +264,17 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         fragments = fragment_lines(program)
         diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS
                                                       and any(d["line"] in lines for lines in fragments))]
+    if reveal != "tests":  # nothing of the hidden tests' code, places or values
+        diagnostics = [d if d["file"] == PROGRAM_PATH else {**{k: v for k, v in d.items() if k != "fix"}, **CONCEALED_DIAGNOSTIC}
+                       for d in diagnostics]
     own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
     has_code = program is not None
     compiles = has_code and not any(d["severity"] == "error" for d in own) and Layer.COMPILER in verdict["layers_run"]
     clean = compiles and not own
     tests = verdict["tests"]
+    if tests is not None and reveal != "tests":
+        tests = [{**t, "name": concealed_name(t["name"], number, reveal), "file": CONCEALED_FILE, "line": 0,
+                  "message": concealed_message(t["status"], t["message"], reveal)} for number, t in enumerate(tests, start=1)]
     passes = None
     if task is not None:
         passes = compiles and bool(tests) and all(t["status"] == "pass" for t in tests) and not verdict["tampered"] and not reasons

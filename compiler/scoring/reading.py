@@ -15,7 +15,7 @@ from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
 from kite.scoring.tasks import TaskFolder, valid_task_id
-from kite.source import reading_errors
+from kite.source import not_unicode, reading_errors
 
 if TYPE_CHECKING:
     from kite.scoring.run import ScoreOptions
@@ -36,10 +36,22 @@ def dotted(document, path: str):
     return value
 
 
-def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of every line that is not blank, read as a stream."""
+# Far above any honest answer line (a 5 MB answer, escaped, is under 32 MiB); a bound on what one line costs to hold.
+DEFAULT_MAX_LINE_BYTES = 32 << 20
+SKIP_CHUNK = 1 << 20
+
+
+def run_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every line that is not blank, read as a stream. A line over `max_line_bytes` is never
+    held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long)."""
     with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
-        for number, raw in enumerate(run, start=1):
+        number = 0
+        while raw := run.readline(max_line_bytes + 2):  # the content, one byte over, and a line end
+            number += 1
+            if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+                raw = raw[: max_line_bytes + 1]
+                while not raw.endswith(b"\n") and (rest := run.readline(SKIP_CHUNK)):  # the rest, read and dropped
+                    raw = raw[: max_line_bytes + 1] + (b"\n" if rest.endswith(b"\n") else b"")
             if raw.strip():
                 yield number, raw
 
@@ -51,7 +63,9 @@ class Line:
     problem: tuple[str, str] | None  # (kind, message) when the line is not even a JSON object
 
 
-def parse_line(number: int, raw: bytes) -> Line:
+def parse_line(number: int, raw: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Line:
+    if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+        return Line(number, None, ("line too long", f"more than {max_line_bytes:,} bytes, the limit of a run line (--max-line-bytes)"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -67,8 +81,8 @@ def parse_line(number: int, raw: bytes) -> Line:
 
 def task_ids_named(options: ScoreOptions) -> set[str]:
     named = set()
-    for number, raw in run_lines(options.run):
-        line = parse_line(number, raw)
+    for number, raw in run_lines(options.run, options.max_line_bytes):
+        line = parse_line(number, raw, options.max_line_bytes)
         if line.document is not None:
             task_id = dotted(line.document, options.task_field)
             if isinstance(task_id, str) and valid_task_id(task_id):
@@ -94,7 +108,8 @@ class Reader:
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
         self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
-                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks],
+                                   *([options.reveal] if options.reveal != "tests" else [])],  # results of before --reveal stay valid
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def digest(self, raw: bytes) -> str:
@@ -103,7 +118,7 @@ class Reader:
 
     def read(self, number: int, raw: bytes) -> Prepared | dict:
         options = self.options
-        line = parse_line(number, raw)
+        line = parse_line(number, raw, options.max_line_bytes)
         if line.problem is not None:
             return ungradable(number, None, None, *line.problem)
         document = line.document
@@ -124,6 +139,9 @@ class Reader:
             return ungradable(number, answer_id, task_id, "missing field", f"no field {options.answer_field!r}")
         if not isinstance(answer, str):
             return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
+        refused = not_unicode(options.answer_field, answer)
+        if refused is not None:  # JSON can write what no UTF-8 text holds
+            return ungradable(number, answer_id, task_id, "not unicode", str(refused))
         fmt = "kite"
         if options.format_field:
             fmt = dotted(document, options.format_field)

@@ -69,6 +69,8 @@ def search(pattern: Pattern, paths: list[str], jobs: int = 1, cache: str | None 
     many worker processes, a batch of files at a time, and merged back in file order. `cache`: a folder of parses
     kept across searches (kite.search.cache)."""
     files = [str(path) for path in dict.fromkeys(kite_files(paths))]
+    if cache:
+        ParseCache(cache)  # refuses a folder others can write, and makes the user's key, before any worker starts
     batches = [files[start:start + FILES_PER_BATCH] for start in range(0, len(files), FILES_PER_BATCH)]
     if jobs <= 1 or len(batches) <= 1:
         return search_files(pattern, files, cache)
