@@ -64,6 +64,10 @@ class Facts:
     misplaced: tuple[tuple[n.Node, str], ...] = field(default=())  # KT000 found by the analyzer: where, and why
     lambdas: tuple[tuple[n.Lambda, int], ...] = field(default=())  # each lambda and how many lambdas it is inside, plus one
     redeclared: tuple[tuple[Binding, Binding], ...] = field(default=())  # (declaration, the one in scope it meets)
+    # Every name read or assigned, with the local or constant it means there (None: a function, type, the standard
+    # library, or nothing declared); and every member access with its target's type where declarations tell it.
+    resolved: tuple[tuple[n.Name, Binding | None], ...] = field(default=())
+    members: tuple[tuple[n.Member, n.TypeRef | None], ...] = field(default=())
 
 
 class _Walker:
@@ -81,6 +85,8 @@ class _Walker:
         self.lambdas: list[tuple[n.Lambda, int]] = []
         self.lambda_depth = 0
         self.redeclared: list[tuple[Binding, Binding]] = []
+        self.resolved: list[tuple[n.Name, Binding | None]] = []
+        self.members: list[tuple[n.Member, n.TypeRef | None]] = []
 
     # ---- scopes
 
@@ -142,6 +148,7 @@ class _Walker:
         return Facts(
             tuple(self.declarations), tuple(self.bindings), tuple(self.illegal), tuple(self.discarded),
             self.functions, self.records, tuple(self.misplaced), tuple(self.lambdas), tuple(self.redeclared),
+            tuple(self.resolved), tuple(self.members),
         )
 
     # ---- statements
@@ -192,6 +199,7 @@ class _Walker:
         target = s.target
         if isinstance(target, n.Name):
             binding = self.resolve(target.name)
+            self.resolved.append((target, binding))
             if binding is None:
                 return
             if binding.kind in IMMUTABLE_KINDS:
@@ -200,6 +208,7 @@ class _Walker:
                 binding.changed = True
         elif isinstance(target, n.Member):
             self.expr(target.target)
+            self.members.append((target, self.type_of(target.target)))
             owner = _record_of(self, target.target)
             if owner is not None and any(f.name == target.name for f in self.records[owner].fields):
                 self.illegal.append(IllegalAssignment(target.name, "field", owner, target))
@@ -244,6 +253,10 @@ class _Walker:
             self.scopes.pop()
             self.lambda_depth -= 1
             return
+        if isinstance(e, n.Name):
+            self.resolved.append((e, self.resolve(e.name)))
+        elif isinstance(e, n.Member):
+            self.members.append((e, self.type_of(e.target)))
         for child in n.children(e):
             self.expr(child)
 
