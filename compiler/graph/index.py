@@ -274,6 +274,15 @@ class Workspace:
     def references(self) -> list[Reference]:
         return [ref for path in self.files for ref in self._references.get(path, ())]
 
+    def references_in(self, path: str) -> tuple[Reference, ...]:
+        """The file's references, declarations included, in order."""
+        return self._references.get(path, ())
+
+    def references_of(self, target: str, group: str) -> list[Reference]:
+        """Every reference to the symbol in the files of its module, declarations included, by file and position."""
+        return [ref for path, file in sorted(self.files.items()) if file.group == group
+                for ref in self._references.get(path, ()) if ref.target == target]
+
     def edges(self) -> list[tuple[str, str, str]]:
         """(from, to, kind), each once, in the order the files and their code give them; a test's direct calls are
         `tests` edges as well."""

@@ -1,6 +1,7 @@
-"""What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, definition, symbols,
-completion, quick fixes and formatting. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based
-lines and code-point columns, which the server turns into the client's UTF-16 units.
+"""What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, symbols, completion,
+quick fixes and formatting (what needs the workspace's other files is kite.lsp.workspace). No protocol here
+(kite.lsp.server adapts these to LSP); positions are 0-based lines and code-point columns, which the server turns
+into the client's UTF-16 units.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class Parsed:
     module: n.Module | None
 
     @classmethod
-    def of(cls, path: str, text: str) -> "Parsed":
+    def of(cls, path: str, text: str) -> Parsed:
         module = read_syntax(SourceFile(path, text)).module if text.strip() else None
         return cls(text.split("\n"), module)
 
@@ -176,24 +177,12 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
     return None
 
 
-def definition(parsed: Parsed, line: int, column: int) -> EditorRange | None:
-    """Where the name under the cursor is declared in this file (its name, not its keyword)."""
-    word, binding = name_at(parsed, line, column)
-    declared = binding or parsed.functions.get(word) or parsed.types.get(word)
-    if declared is None:
-        return None
-    row = declared.line - 1
-    text = parsed.lines[row] if row < len(parsed.lines) else ""
-    at = next((m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text) if m.start() >= declared.column - 1), declared.column - 1)
-    return EditorRange(row, at, row, at + len(word))
-
-
 @dataclass(frozen=True)
 class Symbol:
     name: str
     kind: str  # function, struct, enum, constant, test, field, member
     span: EditorRange
-    children: tuple["Symbol", ...] = ()
+    children: tuple[Symbol, ...] = ()
 
 
 def symbols(parsed: Parsed) -> list[Symbol]:
@@ -207,7 +196,7 @@ def symbols(parsed: Parsed) -> list[Symbol]:
         while last > item.line - 1 and not parsed.lines[last].strip():
             last -= 1
         span = EditorRange(item.line - 1, item.column - 1, last, len(parsed.lines[last]))
-        point = lambda node, name: EditorRange(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))  # noqa: E731
+        point = lambda node, name: EditorRange(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))
         if isinstance(item, n.FnDecl):
             out.append(Symbol(item.name, "function", span))
         elif isinstance(item, n.TypeDecl):

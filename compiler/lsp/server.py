@@ -14,17 +14,21 @@ import concurrent.futures
 import traceback
 from dataclasses import dataclass
 
-from lsprotocol import types
-from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
-
 from kite import __version__
 from kite.diagnostics import Diagnostic, Layer, Severity
 from kite.errors import ToolchainError, UnusableInput
+from kite.graph.build import index_source
+from kite.graph.index import Workspace
 from kite.lsp import features
-from kite.pipeline import CheckResult, Unit, find_units
+from kite.lsp import workspace as across
+from kite.pipeline import CheckResult, Unit, find_units, kite_files
 from kite.session import Session
 from kite.source import SourceFile, decode
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import from_fs_path, to_fs_path
 
 STATUS_COMMAND = "kite.status"
 RELEASED = "kite: the C# compiler process was stopped"
@@ -39,15 +43,29 @@ class Settings:
     idle_release: float = 300.0  # seconds without a C# check before the compile process is stopped
 
     @classmethod
-    def of(cls, options) -> "Settings":
+    def of(cls, options) -> Settings:
         options = options if isinstance(options, dict) else {}
         names = {"kiteDelay": "kite_delay", "csharpDelay": "csharp_delay", "idleRelease": "idle_release"}
         return cls(**{field: float(options[key]) for key, field in names.items() if isinstance(options.get(key), (int, float))})
 
 
+class KiteProtocol(LanguageServerProtocol):
+    """pygls drops a request whose params do not fit the method's (the client would wait forever): answer it with
+    JSON-RPC's invalid-params error (-32602) instead."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if "id" in data and "method" in data:
+                error = JsonRpcInvalidParams(f"invalid params for {data['method']}").to_response_error()
+                self._send_response(data["id"], None, error)
+            raise
+
+
 class KiteLanguageServer(LanguageServer):
     def __init__(self):
-        super().__init__("kite", __version__)
+        super().__init__("kite", __version__, protocol_cls=KiteProtocol)
         self.session = Session()
         self.settings = Settings()
         self.pull = False  # the client asks for diagnostics (textDocument/diagnostic) instead of taking pushes
@@ -56,6 +74,8 @@ class KiteLanguageServer(LanguageServer):
         self.results: dict[str, tuple[Unit, CheckResult]] = {}  # program path -> the latest check and what it checked
         self.pending: dict[tuple[str, str], asyncio.Task] = {}  # (uri, speed) -> the check waiting for quiet
         self.release: asyncio.Task | None = None
+        self.index = Workspace()  # every .kite file of the workspace folders, the open ones as the editor has them
+        self.stale: set[str] = set()  # files changed since they were indexed: indexed again when a request needs it
         # One thread for the C# layers: the compile process answers one request at a time.
         self.csharp_thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kite-csharp")
 
@@ -72,6 +92,29 @@ class KiteLanguageServer(LanguageServer):
         """The file's unit as `kite check` pairs it: NAME.test.kite with NAME.kite beside it."""
         [found] = find_units([to_fs_path(uri)])
         return Unit(self.source(found.program), tuple(self.source(test) for test in found.tests))
+
+    # ---- the workspace index (kite.graph.index)
+
+    def index_folders(self) -> None:
+        roots = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()] or (
+            [self.workspace.root_path] if self.workspace.root_path else [])
+        for root in roots:
+            try:
+                paths = kite_files([root])
+            except UnusableInput:
+                continue  # a folder without Kite files
+            for path in paths:
+                self.stale.add(str(path))
+
+    def current_index(self) -> Workspace:
+        """The index with every changed file read again (from its buffer when open, else the disk)."""
+        while self.stale:
+            path = self.stale.pop()
+            try:
+                self.index.update(index_source(self.source(path)))
+            except (OSError, UnusableInput):
+                self.index.remove(path)
+        return self.index
 
     # ---- checks
 
@@ -216,13 +259,20 @@ def initialize(ls: KiteLanguageServer, params: types.InitializeParams) -> None:
     ls.refresh = bool(capabilities.workspace and capabilities.workspace.diagnostics and capabilities.workspace.diagnostics.refresh_support)
 
 
+@server.feature(types.INITIALIZED)
+def initialized(ls: KiteLanguageServer, params: types.InitializedParams) -> None:
+    ls.index_folders()
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: KiteLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.stale.add(to_fs_path(params.text_document.uri))
     ls.changed(params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: KiteLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.stale.add(to_fs_path(params.text_document.uri))
     ls.changed(params.text_document.uri)
 
 
@@ -233,6 +283,7 @@ def did_save(ls: KiteLanguageServer, params: types.DidSaveTextDocumentParams) ->
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: KiteLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.stale.add(to_fs_path(params.text_document.uri))  # as it is on disk again
     for speed in ("kite", "csharp"):
         task = ls.pending.pop((params.text_document.uri, speed), None)
         if task is not None:
@@ -263,11 +314,134 @@ def hover(ls: KiteLanguageServer, params: types.HoverParams):
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found)) if found else None
 
 
+def lines_of(ls: KiteLanguageServer, path: str) -> list[str]:
+    try:
+        return ls.source(path).text.split("\n")
+    except (OSError, UnusableInput):
+        return []
+
+
+def location(ls: KiteLanguageServer, path: str, span: features.EditorRange) -> types.Location:
+    return types.Location(from_fs_path(path), lsp_range(span, lines_of(ls, path)))
+
+
+def at(ls: KiteLanguageServer, params) -> tuple[Workspace, str, int, int]:
+    """The index, the file and the cursor (code points) of a request about a position."""
+    path = to_fs_path(params.text_document.uri)
+    lines = lines_of(ls, path)
+    text = lines[params.position.line] if params.position.line < len(lines) else ""
+    return ls.current_index(), path, params.position.line, code_points(text, params.position.character)
+
+
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KiteLanguageServer, params: types.DefinitionParams):
+    found = across.definition(*at(ls, params))
+    return location(ls, found.path, found.range) if found else None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+def references(ls: KiteLanguageServer, params: types.ReferenceParams):
+    found = across.references(*at(ls, params), params.context.include_declaration)
+    return [location(ls, spot.path, spot.range) for spot in found]
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+def document_highlight(ls: KiteLanguageServer, params: types.DocumentHighlightParams):
+    lines = lines_of(ls, to_fs_path(params.text_document.uri))
+    return [types.DocumentHighlight(lsp_range(span, lines), types.DocumentHighlightKind.Write if declared else types.DocumentHighlightKind.Read)
+            for span, declared in across.highlights(*at(ls, params))]
+
+
+REQUEST_FAILED = -32803  # LSP's code for a request that is understood and refused
+
+
+def refusal(refused: across.Refused) -> JsonRpcException:
+    return JsonRpcException(message=str(refused), code=REQUEST_FAILED)
+
+
+def word_under(ls: KiteLanguageServer, params) -> str | None:
     parsed = parsed_of(ls, params.text_document.uri)
-    span = features.definition(parsed, *cursor(parsed, params.position))
-    return types.Location(params.text_document.uri, lsp_range(span, parsed.lines)) if span else None
+    found = parsed.word_at(*cursor(parsed, params.position))
+    return found[0] if found else None
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+def prepare_rename(ls: KiteLanguageServer, params: types.PrepareRenameParams):
+    try:
+        span, name = across.prepare_rename(*at(ls, params), word_under(ls, params))
+    except across.Refused as refused:
+        raise refusal(refused) from None
+    lines = lines_of(ls, to_fs_path(params.text_document.uri))
+    return types.PrepareRenamePlaceholder(lsp_range(span, lines), name)
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+def rename(ls: KiteLanguageServer, params: types.RenameParams):
+    """One WorkspaceEdit over every file of the module; refused (an error the editor shows) where it cannot be done."""
+    try:
+        edits = across.rename(*at(ls, params), params.new_name, word_under(ls, params))
+    except across.Refused as refused:
+        raise refusal(refused) from None
+    changes = {}
+    for path, spots in edits.items():
+        lines = lines_of(ls, path)
+        changes[from_fs_path(path)] = [types.TextEdit(lsp_range(span, lines), text) for span, text in spots]
+    return types.WorkspaceEdit(changes=changes)
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+def workspace_symbol(ls: KiteLanguageServer, params: types.WorkspaceSymbolParams):
+    found = across.workspace_symbols(ls.current_index(), params.query)
+    return [types.SymbolInformation(name=s.id, kind=INDEX_KINDS[s.kind], location=location(ls, s.file, across.editor_range(s.range)),
+                                    container_name=s.container or s.id.split(".", 1)[0]) for s in found]
+
+
+INDEX_KINDS = {
+    "fn": types.SymbolKind.Function, "type": types.SymbolKind.Struct, "field": types.SymbolKind.Field,
+    "enum": types.SymbolKind.Enum, "member": types.SymbolKind.EnumMember, "const": types.SymbolKind.Constant,
+    "test": types.SymbolKind.Method,
+}
+
+
+def call_item(ls: KiteLanguageServer, symbol) -> types.CallHierarchyItem:
+    lines = lines_of(ls, symbol.file)
+    return types.CallHierarchyItem(
+        name=symbol.name, kind=INDEX_KINDS[symbol.kind], uri=from_fs_path(symbol.file),
+        range=lsp_range(across.editor_range(symbol.range), lines),
+        selection_range=lsp_range(across.editor_range(symbol.name_range), lines), detail=symbol.id, data=symbol.id)
+
+
+def item_symbol(ls: KiteLanguageServer, item: types.CallHierarchyItem):
+    path = to_fs_path(item.uri)
+    index = ls.current_index()
+    file = index.files.get(path)
+    found = index.module_symbols(file.group).get(item.data) if file is not None and isinstance(item.data, str) else None
+    return index, found
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+def prepare_call_hierarchy(ls: KiteLanguageServer, params: types.CallHierarchyPrepareParams):
+    found = across.call_item(*at(ls, params))
+    return [call_item(ls, found)] if found is not None else None
+
+
+@server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
+def incoming_calls(ls: KiteLanguageServer, params: types.CallHierarchyIncomingCallsParams):
+    index, symbol = item_symbol(ls, params.item)
+    if symbol is None:
+        return None
+    return [types.CallHierarchyIncomingCall(call_item(ls, caller), [lsp_range(span, lines_of(ls, caller.file)) for span in spots])
+            for caller, spots in across.incoming_calls(index, symbol)]
+
+
+@server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
+def outgoing_calls(ls: KiteLanguageServer, params: types.CallHierarchyOutgoingCallsParams):
+    index, symbol = item_symbol(ls, params.item)
+    if symbol is None:
+        return None
+    lines = lines_of(ls, symbol.file)
+    return [types.CallHierarchyOutgoingCall(call_item(ls, callee), [lsp_range(span, lines) for span in spots])
+            for callee, spots in across.outgoing_calls(index, symbol)]
 
 
 SYMBOL_KINDS = {
