@@ -12,6 +12,7 @@ parse; cacheable) and `Workspace` (the references resolved against their module'
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,10 +125,17 @@ class _Reader:
         self.spans = Spans(text, parsed_lines)
         self.symbols: list[Symbol] = []
         self.names: list[Name] = []
+        # Per line (1-based), how far the file's columns are from the parsed text's: None where recovery rewrote it.
+        self.shift: list[int | None] = [None]
+        for line in range(1, len(parsed_lines) + 1):
+            where = self.spans.in_file(line, 1)
+            self.shift.append(where[1] - 1 if where is not None else None)
 
     def at(self, line: int, column: int, end_line: int, end_column: int) -> Range | None:
-        start, end = self.spans.in_file(line, column), self.spans.in_file(end_line, end_column)
-        return Range(*start, *end) if start is not None and end is not None else None
+        shift = self.shift
+        if not (0 < line < len(shift) and 0 < end_line < len(shift)) or shift[line] is None or shift[end_line] is None:
+            return None
+        return Range(line, column + shift[line], end_line, end_column + shift[end_line])
 
     def named(self, line: int, column: int, name: str) -> Range | None:
         return self.at(line, column, line, column + len(name))
@@ -175,15 +183,24 @@ class _Reader:
         facts = gather(n.Module(self.module.line, self.module.column, self.module.name, tuple(items)))
         declared = {(b.line, b.column): b for b in facts.bindings}
         uses: dict[tuple[int, int], list[Range]] = defaultdict(list)
-        called = {id(node.func) for item in items for node in n.descendants(item) if isinstance(node, n.Call)}
-        qualifiers = {id(node.target) for item in items for node in n.descendants(item) if isinstance(node, n.Member)}
+        called, qualifiers, type_names = set(), set(), []
         sources = [(item, self._source_of(item)) for item in items]
+        for item, source in sources:  # one walk: what is called, what stands before a dot, the types named
+            parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
+            for part, part_source in parts:
+                for node in n.descendants(part):
+                    if isinstance(node, n.Call):
+                        called.add(id(node.func))
+                    elif isinstance(node, n.Member):
+                        qualifiers.add(id(node.target))
+                    elif isinstance(node, n.TypeRef):
+                        type_names.append((node, part_source))
+        starts = [(item.line, item.column) for item, _ in sources]
 
         def source_at(node) -> str | None:
-            for item, source in sources:
-                if (item.line, 0) <= (node.line, node.column) <= (item.end_line, item.end_column) or item is node:
-                    return source
-            return None
+            """The item a node is written in: the last one starting at or before it."""
+            index = bisect.bisect_right(starts, (node.line, node.column)) - 1
+            return sources[index][1] if index >= 0 else None
 
         for name, binding in facts.resolved:
             where = self.named(name.line, name.column, name.name)
@@ -202,12 +219,9 @@ class _Reader:
             via = self.named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
             if where is not None:
                 self.names.append(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
-        for item, source in sources:
-            parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
-            for part, part_source in parts:
-                for node in n.descendants(part):
-                    if isinstance(node, n.TypeRef) and (where := self.named(node.line, node.column, node.name)) is not None:
-                        self.names.append(Name(node.name, where, "type", part_source))
+        for node, part_source in type_names:
+            if (where := self.named(node.line, node.column, node.name)) is not None:
+                self.names.append(Name(node.name, where, "type", part_source))
         locals_ = []
         for key, binding in declared.items():
             if binding.kind == "const":
@@ -232,21 +246,26 @@ class Workspace:
     def __init__(self, files=()):
         self.files: dict[str, FileIndex] = {}
         self._references: dict[str, tuple[Reference, ...]] = {}
+        self._groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its files' paths, in order
         for file in files:
             self.files[file.path] = file
-        self._resolve(set(self.files))
+            self._groups[file.group][file.path] = None
+        self._resolve(set(self._groups))
 
     def update(self, file: FileIndex) -> None:
         old = self.files.get(file.path)
+        if old is not None:
+            self._groups[old.group].pop(old.path, None)
         self.files[file.path] = file
-        groups = {file.group} | ({old.group} if old is not None else set())
-        self._resolve({path for path, f in self.files.items() if f.group in groups})
+        self._groups[file.group][file.path] = None
+        self._resolve({file.group} | ({old.group} if old is not None else set()))
 
     def remove(self, path: str) -> None:
         old = self.files.pop(path, None)
         self._references.pop(path, None)
         if old is not None:
-            self._resolve({p for p, f in self.files.items() if f.group == old.group})
+            self._groups[old.group].pop(path, None)
+            self._resolve({old.group})
 
     # ---- what is declared
 
@@ -257,10 +276,9 @@ class Workspace:
     def module_symbols(self, group: str) -> dict[str, Symbol]:
         """The module's symbols by id; a name declared twice (KT015) means its first declaration."""
         found: dict[str, Symbol] = {}
-        for file in self.files.values():
-            if file.group == group:
-                for symbol in file.symbols:
-                    found.setdefault(symbol.id, symbol)
+        for path in self._groups.get(group, ()):
+            for symbol in self.files[path].symbols:
+                found.setdefault(symbol.id, symbol)
         return found
 
     def lookup(self, name: str) -> list[Symbol]:
@@ -280,8 +298,7 @@ class Workspace:
 
     def references_of(self, target: str, group: str) -> list[Reference]:
         """Every reference to the symbol in the files of its module, declarations included, by file and position."""
-        return [ref for path, file in sorted(self.files.items()) if file.group == group
-                for ref in self._references.get(path, ()) if ref.target == target]
+        return [ref for path in sorted(self._groups.get(group, ())) for ref in self._references.get(path, ()) if ref.target == target]
 
     def edges(self) -> list[tuple[str, str, str]]:
         """(from, to, kind), each once, in the order the files and their code give them; a test's direct calls are
@@ -295,13 +312,11 @@ class Workspace:
                     found[(ref.source, ref.target, "tests")] = None
         return list(found)
 
-    def _resolve(self, paths: set[str]) -> None:
-        groups: dict[str, dict[str, Symbol]] = {}
-        for path in paths:
-            file = self.files[path]
-            if file.group not in groups:
-                groups[file.group] = self.module_symbols(file.group)
-            self._references[path] = tuple(_resolve_file(file, groups[file.group]))
+    def _resolve(self, groups: set[str]) -> None:
+        for group in groups:
+            table = self.module_symbols(group)
+            for path in self._groups.get(group, ()):
+                self._references[path] = tuple(_resolve_file(self.files[path], table))
 
 
 def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
