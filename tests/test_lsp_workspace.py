@@ -193,3 +193,80 @@ def test_malformed_params_get_invalid_params_never_silence():
     finally:
         server.kill()
         server.wait()
+
+
+TYPES = """module Types
+
+fn count(s: str, words: list<str>) -> int
+    let a = len(words)
+    let n = parse_int(s)
+    let loud = upper(s)
+    let xs = [1, 2]
+    let twice = fn(x: int) => x * 2
+    let mixed = [1, 2.5]
+    let first = words[0]
+    return a + twice(3)
+"""
+
+
+def open_types(client: LanguageClient) -> Path:
+    path = ROOT / "types.kite"
+    path.write_text(TYPES)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(path.as_uri(), "kite", 1, TYPES)))
+    return path
+
+
+@pytest.mark.parametrize(("line", "character", "shown"), [
+    (3, 13, "len(words): int"),  # on the called name: the call's type
+    (3, 17, "words: list<str>"),
+    (4, 14, "parse_int(s): int?"),
+    (5, 15, "upper(s): str"),
+    (6, 13, "[1, 2]: list<int>"),
+    (6, 14, "1: int"),
+    (7, 17, "fn(x: int) => x * 2: fn(int) -> int"),
+    (7, 32, "x * 2: int"),
+    (8, 16, "[1, 2.5]: list<dec>"),
+    (10, 13, "a + twice(3): int"),
+    (10, 16, "twice(3): int"),
+])
+async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, line, character, shown):
+    path = open_types(client)
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, line, character)))
+    assert f"```kite\n{shown}\n```" in found.contents.value
+
+
+async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
+    path = open_types(client)
+    found = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        types.TextDocumentIdentifier(path.as_uri()), types.Range(types.Position(0, 0), types.Position(20, 0))))
+    assert [(h.position.line, h.position.character, h.label) for h in found] == [
+        (3, 9, ": int"), (4, 9, ": int?"), (5, 12, ": str"), (6, 10, ": list<int>"), (7, 13, ": fn(int) -> int"),
+        (8, 13, ": list<dec>"), (9, 13, ": str")]
+    assert all(h.kind == types.InlayHintKind.Type for h in found)
+
+
+async def test_signature_help_for_the_programs_functions_across_files_and_the_standard_library(client: LanguageClient):
+    uri = CART_TEST.as_uri()
+    typing = CART_TEST.read_text() + '\ntest "typing"\n    expect total(Order([], '
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, typing)))
+    last = len(typing.split("\n")) - 1
+    found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(CART_TEST, last, 17)))
+    assert [s.label for s in found.signatures] == ["fn total(order: Order) -> dec"]  # declared in cart.kite
+    assert (found.active_signature, found.active_parameter) == (0, 0)
+    found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(CART_TEST, last, 27)))
+    assert [s.label for s in found.signatures] == ["Order(items: list<Item>, size: Size)"]  # the innermost call
+    assert found.active_parameter == 1
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    path = open_types(client)
+    text = TYPES + "\nfn more(s: str) -> str\n    return replace(s, \"a\", "
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(2, path.as_uri()), [types.TextDocumentContentChangeWholeDocument(text)]))
+    last = len(text.split("\n")) - 1
+    found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(path, last, 28)))
+    assert [s.label for s in found.signatures] == ["replace(s: str, old: str, new: str) -> str"]
+    assert found.active_parameter == 2 and "replaced" in found.signatures[0].documentation
+    assert [p.label for p in found.signatures[0].parameters] == ["s: str", "old: str", "new: str"]
+    found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(path, last, 19)))
+    assert found.active_parameter == 0
+    found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(path, 3, 4)))
+    assert found is None  # not inside a call

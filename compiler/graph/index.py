@@ -337,13 +337,13 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
         if member is None and name.via is not None and name.owner is None:
             enum = next((s for s in file.names if s.range == name.via), None)
             member = table.get(f"{prefix}.{enum.name}.{name.name}") if enum is not None and enum.role == "qualifier" else None
-            if member is not None:
-                enum_reads.add(name.via)
         if member is None and name.owner is None:
             candidates = fields.get(name.name, [])
             member = candidates[0] if len(candidates) == 1 and candidates[0].kind == "field" else None
         if member is not None:
             out.append(Reference(member.id, file.path, name.range, "uses", name.source))
+            if member.kind == "member" and name.via is not None:
+                enum_reads.add(name.via)
     for name in file.names:
         if name.role == "member":
             continue

@@ -333,6 +333,32 @@ def at(ls: KiteLanguageServer, params) -> tuple[Workspace, str, int, int]:
     return ls.current_index(), path, params.position.line, code_points(text, params.position.character)
 
 
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+def inlay_hint(ls: KiteLanguageServer, params: types.InlayHintParams):
+    """The type kite.analyze's pass gives each `let` without a declared one, after its name."""
+    parsed = parsed_of(ls, params.text_document.uri)
+    rows = range(params.range.start.line, params.range.end.line + 1)
+    return [types.InlayHint(lsp_position(parsed.lines, line, column), label, kind=types.InlayHintKind.Type)
+            for line, column, label in features.inlay_hints(parsed, rows)]
+
+
+@server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]))
+def signature_help(ls: KiteLanguageServer, params: types.SignatureHelpParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+    index = ls.current_index()
+    file = index.files.get(to_fs_path(params.text_document.uri))
+    module = index.module_symbols(file.group).values() if file is not None else ()
+    functions = {**{s.name: s.node for s in module if s.kind in ("fn", "type")}, **parsed.functions}
+    found = features.signature_help(parsed, *cursor(parsed, params.position), functions)
+    if found is None:
+        return None
+    return types.SignatureHelp(
+        [types.SignatureInformation(label, documentation=doc or None,
+                                    parameters=[types.ParameterInformation(param) for param in params_])
+         for label, params_, doc in found.signatures],
+        active_signature=found.active_signature, active_parameter=found.active_parameter)
+
+
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KiteLanguageServer, params: types.DefinitionParams):
     found = across.definition(*at(ls, params))
