@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from find import sample_functions, write_answers  # noqa: I001 -- beside this script
+from find import sample_functions, write_answers  # beside this script
 from kite.graph.build import build
 from kite.search.cache import parse
 from kite.source import read

@@ -270,3 +270,28 @@ async def test_signature_help_for_the_programs_functions_across_files_and_the_st
     assert found.active_parameter == 0
     found = await client.text_document_signature_help_async(types.SignatureHelpParams(**at(path, 3, 4)))
     assert found is None  # not inside a call
+
+
+async def test_folding_ranges_are_the_declarations_and_blocks(client: LanguageClient):
+    found = await client.text_document_folding_range_async(types.FoldingRangeParams(types.TextDocumentIdentifier(CART.as_uri())))
+    assert [(f.start_line, f.end_line) for f in found] == [
+        (2, 4), (6, 8), (10, 12), (16, 20), (18, 19), (22, 24), (26, 31), (29, 30), (33, 34)]
+
+
+async def test_semantic_tokens_say_what_each_name_is(client: LanguageClient):
+    found = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(types.TextDocumentIdentifier(CART.as_uri())))
+    legend_types = ["function", "struct", "enum", "enumMember", "property", "variable", "parameter", "method"]
+    legend_modifiers = ["declaration", "readonly", "defaultLibrary"]
+    tokens, line, start = [], 0, 0
+    data = found.data
+    for index in range(0, len(data), 5):  # LSP's relative encoding, decoded
+        delta_line, delta_start, length, kind, bits = data[index:index + 5]
+        line, start = line + delta_line, (start + delta_start if delta_line == 0 else delta_start)
+        tokens.append((line, start, length, legend_types[kind], {m for i, m in enumerate(legend_modifiers) if bits >> i & 1}))
+    assert [t for t in tokens if t[0] == 16] == [
+        (16, 3, 8, "function", {"declaration"}), (16, 12, 5, "parameter", {"declaration", "readonly"}), (16, 24, 4, "struct", set())]
+    assert [t for t in tokens if t[0] == 29] == [
+        (29, 7, 5, "parameter", {"readonly"}), (29, 13, 4, "property", set()), (29, 21, 4, "enum", set()),
+        (29, 26, 5, "enumMember", {"readonly"})]
+    assert (28, 12, 3, "function", {"defaultLibrary"}) in tokens  # len
+    assert (17, 12, 10, "variable", {"declaration"}) in tokens  # let mut: not readonly

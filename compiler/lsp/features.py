@@ -369,3 +369,15 @@ def signature_help(parsed: Parsed, line: int, column: int, functions: dict[str, 
         return None
     active = next((index for index, (_, params, _) in enumerate(overloads) if argument < len(params)), len(overloads) - 1)
     return SignatureHelp(overloads, active, argument)
+
+
+FOLDED = (n.FnDecl, n.TestDecl, n.TypeDecl, n.EnumDecl, n.If, n.While, n.For)
+
+
+def folding_ranges(parsed: Parsed) -> list[tuple[int, int]]:
+    """(first, last) 0-based lines of each declaration and block that spans more than one line."""
+    if parsed.module is None:
+        return []
+    found = {(node.line - 1, node.end_line - 1) for node in n.descendants(parsed.module)
+             if isinstance(node, FOLDED) and node.end_line > node.line}
+    return sorted(found)

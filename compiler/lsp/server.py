@@ -359,6 +359,32 @@ def signature_help(ls: KiteLanguageServer, params: types.SignatureHelpParams):
         active_signature=found.active_signature, active_parameter=found.active_parameter)
 
 
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+def folding_range(ls: KiteLanguageServer, params: types.FoldingRangeParams):
+    parsed = parsed_of(ls, params.text_document.uri)
+    return [types.FoldingRange(first, last) for first, last in features.folding_ranges(parsed)]
+
+
+SEMANTIC_LEGEND = types.SemanticTokensLegend(list(across.TOKEN_TYPES), list(across.TOKEN_MODIFIERS))
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, SEMANTIC_LEGEND)
+def semantic_tokens(ls: KiteLanguageServer, params: types.SemanticTokensParams):
+    """What each name is (function, type, field, parameter, ...), from the index; LSP's relative encoding, in UTF-16."""
+    path = to_fs_path(params.text_document.uri)
+    index = ls.current_index()
+    lines = lines_of(ls, path)
+    data, previous_line, previous_start = [], 0, 0
+    for line, column, length, kind, modifiers in across.semantic_tokens(index, path):
+        text = lines[line] if line < len(lines) else ""
+        start, end = utf16(text, column), utf16(text, column + length)
+        delta_start = start - previous_start if line == previous_line else start
+        bits = sum(1 << across.TOKEN_MODIFIERS.index(m) for m in modifiers)
+        data += [line - previous_line, delta_start, end - start, across.TOKEN_TYPES.index(kind), bits]
+        previous_line, previous_start = line, start
+    return types.SemanticTokens(data=data)
+
+
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KiteLanguageServer, params: types.DefinitionParams):
     found = across.definition(*at(ls, params))

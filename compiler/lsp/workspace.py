@@ -204,3 +204,40 @@ def outgoing_calls(ws: Workspace, symbol: Symbol) -> list[tuple[Symbol, list[Edi
         if ref.source == symbol.id and ref.kind in ("calls", "constructs"):
             by_target.setdefault(ref.target, []).append(editor_range(ref.range))
     return [(callee, spots) for target, spots in by_target.items() if (callee := _symbol_in(ws, group, target)) is not None]
+
+
+# ---- semantic tokens: what each name is, from the index
+
+TOKEN_TYPES = ("function", "struct", "enum", "enumMember", "property", "variable", "parameter", "method")
+TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
+SYMBOL_TOKENS = {"fn": "function", "type": "struct", "enum": "enum", "member": "enumMember", "field": "property",
+                 "const": "variable", "test": "method"}
+LOCAL_TOKENS = {"param": "parameter", "lambda": "parameter", "let": "variable", "mut": "variable", "loop": "variable"}
+
+
+def semantic_tokens(ws: Workspace, path: str) -> list[tuple[int, int, int, str, frozenset[str]]]:
+    """(line, column, length, type, modifiers) for every name of the file the index knows, in order (0-based)."""
+    file = ws.files.get(path)
+    if file is None:
+        return []
+    kinds = {s.id: s.kind for s in ws.module_symbols(file.group).values()}
+    found = []
+    for ref in ws.references_in(path):
+        if ref.range.line != ref.range.end_line:
+            continue
+        if ref.target.startswith(STD):
+            kind, modifiers = "function", {"defaultLibrary"}
+        elif ref.target in kinds:
+            kind = SYMBOL_TOKENS[kinds[ref.target]]
+            modifiers = {"declaration"} if ref.kind == "declares" else set()
+            if kinds[ref.target] in ("const", "member"):
+                modifiers.add("readonly")
+        else:
+            continue
+        found.append((ref.range.line - 1, ref.range.column - 1, ref.range.end_column - ref.range.column, kind, frozenset(modifiers)))
+    for local in file.locals:
+        readonly = set() if local.kind == "mut" else {"readonly"}
+        for where in (local.range, *local.uses):
+            modifiers = readonly | ({"declaration"} if where is local.range else set())
+            found.append((where.line - 1, where.column - 1, where.end_column - where.column, LOCAL_TOKENS[local.kind], frozenset(modifiers)))
+    return sorted(set(found), key=lambda token: token[:2])
