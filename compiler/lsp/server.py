@@ -1,10 +1,15 @@
 """`kite lsp`: a language server over stdio (pygls), holding one `kite.session.Session`.
 
-Two speeds, as rust-analyzer's and Gleam's servers work: Kite's own layer after a short quiet period on every change,
+Two speeds, as rust-analyzer's and Gleam's servers work, each in a thread of its own so no request waits behind a
+check: Kite's own layer after a short quiet period on every change,
 the C# layers (compiler and analyzers, in the session's compile process) after a longer one or on save. A C# result
 for a unit whose text changed meanwhile is dropped: only the latest version's is ever shown. Lazy and honest: the
 compile process starts on the first C# check, is stopped after an idle time and comes back on demand; without
 `dotnet` the server keeps serving Kite's layer and says once why the C# layers are absent.
+
+Definition, references, rename, workspace symbols, call hierarchy and semantic tokens come from one index of every
+.kite file of the workspace folders (kite.graph.index, the one `kite graph` prints), each changed file read again
+when a request next needs it.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ class KiteLanguageServer(LanguageServer):
         self.stale: set[str] = set()  # files changed since they were indexed: indexed again when a request needs it
         # One thread for the C# layers: the compile process answers one request at a time.
         self.csharp_thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kite-csharp")
+        self.kite_thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kite-layer")
 
     # ---- units from the editor's buffers, the disk where a file is not open
 
@@ -144,7 +150,11 @@ class KiteLanguageServer(LanguageServer):
         if speed == "kite":
             if self.results.get(unit.program.path, (None, None))[0] == unit:
                 return  # this text was checked already, maybe through every layer: Kite's alone must not replace that
-            self.results[unit.program.path] = (unit, self.session.check(unit, through=Layer.KITE))
+            # In a thread of its own: no request waits behind Kite's layer (nor behind the C# layers, in theirs).
+            result = await asyncio.get_running_loop().run_in_executor(self.kite_thread, self.kite_check, unit)
+            if self.unit_of(uri) != unit:
+                return  # edited meanwhile: the newer text's check is on its way
+            self.results[unit.program.path] = (unit, result)
         else:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(self.csharp_thread, self.check_csharp, unit, loop)
@@ -153,6 +163,9 @@ class KiteLanguageServer(LanguageServer):
                 return  # no C# layers, or the unit changed while they ran: a newer check is on its way
             self.results[unit.program.path] = (unit, result)
         self.publish(unit, csharp=speed == "csharp")
+
+    def kite_check(self, unit: Unit) -> CheckResult:
+        return self.session.check(unit, through=Layer.KITE)
 
     def check_csharp(self, unit: Unit, loop: asyncio.AbstractEventLoop) -> CheckResult | None:
         """In the C# thread: all layers, or None (and why, once) when .NET is not there."""
@@ -262,6 +275,14 @@ def initialize(ls: KiteLanguageServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 def initialized(ls: KiteLanguageServer, params: types.InitializedParams) -> None:
     ls.index_folders()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def watched_files_changed(ls: KiteLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """A .kite file created, changed or deleted outside the editor: read again (or dropped) when next needed."""
+    for change in params.changes:
+        if change.uri.endswith(".kite"):
+            ls.stale.add(to_fs_path(change.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -580,6 +601,7 @@ def status(ls: KiteLanguageServer, *_args):
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: KiteLanguageServer, *_args) -> None:
     ls.csharp_thread.shutdown(wait=False, cancel_futures=True)
+    ls.kite_thread.shutdown(wait=False, cancel_futures=True)
     ls.session.close()
 
 
