@@ -79,7 +79,7 @@ def query(graph: Graph, kind: str, name: str) -> list[Symbol]:
         found = _impact(workspace, ids, edges)
     else:
         raise ValueError(kind)
-    by_id = {}
+    by_id: dict[str, list[Symbol]] = {}
     for symbol in workspace.symbols:
         by_id.setdefault(symbol.id, []).append(symbol)
     symbols = [s for target in found for s in by_id.get(target, [std_symbol(target)]) if s is not None]

@@ -133,9 +133,11 @@ class _Reader:
 
     def at(self, line: int, column: int, end_line: int, end_column: int) -> Range | None:
         shift = self.shift
-        if not (0 < line < len(shift) and 0 < end_line < len(shift)) or shift[line] is None or shift[end_line] is None:
+        first = shift[line] if 0 < line < len(shift) else None
+        last = shift[end_line] if 0 < end_line < len(shift) else None
+        if first is None or last is None:
             return None
-        return Range(line, column + shift[line], end_line, end_column + shift[end_line])
+        return Range(line, column + first, end_line, end_column + last)
 
     def named(self, line: int, column: int, name: str) -> Range | None:
         return self.at(line, column, line, column + len(name))
@@ -333,7 +335,7 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
     for name in file.names:
         if name.role != "member":
             continue
-        member = table.get(f"{prefix}.{name.owner}.{name.name}") if name.owner is not None else None
+        member: Symbol | None = table.get(f"{prefix}.{name.owner}.{name.name}") if name.owner is not None else None
         if member is None and name.via is not None and name.owner is None:
             enum = next((s for s in file.names if s.range == name.via), None)
             member = table.get(f"{prefix}.{enum.name}.{name.name}") if enum is not None and enum.role == "qualifier" else None
@@ -350,17 +352,17 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
         if name.role == "call" and name.name in FUNCTIONS:
             out.append(Reference(STD + name.name, file.path, name.range, "calls", name.source))
             continue
-        symbol = by_name.get(name.name)
-        if symbol is None:
+        found = by_name.get(name.name)
+        if found is None:
             if name.name in FUNCTIONS and name.role == "value":
                 out.append(Reference(STD + name.name, file.path, name.range, "uses", name.source))
             continue
         if name.role == "call":
-            is_type = constructs(name.name, is_value=symbol.kind == "const", functions={name.name} if symbol.kind == "fn" else (),
-                                 types={name.name} if symbol.kind == "type" else ())
+            is_type = constructs(name.name, is_value=found.kind == "const", functions={name.name} if found.kind == "fn" else (),
+                                 types={name.name} if found.kind == "type" else ())
             kind = "constructs" if is_type else "calls"
         else:
             kind = "uses"
         edge = name.range not in enum_reads
-        out.append(Reference(symbol.id, file.path, name.range, kind, name.source, edge))
+        out.append(Reference(found.id, file.path, name.range, kind, name.source, edge))
     return sorted(out, key=lambda ref: ref.range)

@@ -85,8 +85,9 @@ class Parsed:
     def expression_at(self, line: int, column: int) -> tuple[n.Node, n.TypeRef | None] | None:
         """The innermost expression at the cursor with its type (kite.analyze's type pass); on a called name, the
         call."""
+        typed = self.facts.types if self.facts is not None else ()
         best = None
-        for e, t in self.facts.types if self.facts is not None else ():
+        for e, t in typed:
             if (e.line - 1, e.column - 1) <= (line, column) <= (e.end_line - 1, e.end_column - 1):
                 size = (e.end_line - e.line, e.end_column - e.column if e.end_line == e.line else 10**6)
                 if best is None or size < best[0]:
@@ -94,7 +95,7 @@ class Parsed:
         if best is None:
             return None
         _, e, t = best
-        call = next(((c, ct) for c, ct in self.facts.types if isinstance(c, n.Call) and c.func is e), None)
+        call = next(((c, ct) for c, ct in typed if isinstance(c, n.Call) and c.func is e), None)
         return call or (e, t)
 
     def text_of(self, node: n.Node) -> str:

@@ -34,6 +34,12 @@ class Target:
     local: Local | None = None
     std: str | None = None
 
+    @property
+    def declared(self) -> Symbol:
+        """The symbol, where the caller has ruled out a local and the standard library."""
+        assert self.symbol is not None
+        return self.symbol
+
 
 def target_at(ws: Workspace, path: str, line: int, column: int) -> Target | None:
     """The name at the editor's position (or just before it)."""
@@ -67,7 +73,7 @@ def definition(ws: Workspace, path: str, line: int, column: int) -> Location | N
         return None
     if found.local is not None:
         return Location(path, editor_range(found.local.range))
-    return Location(found.symbol.file, editor_range(found.symbol.name_range))
+    return Location(found.declared.file, editor_range(found.declared.name_range))
 
 
 def references(ws: Workspace, path: str, line: int, column: int, include_declaration: bool) -> list[Location]:
@@ -79,7 +85,7 @@ def references(ws: Workspace, path: str, line: int, column: int, include_declara
         spots = ((found.local.range,) if include_declaration else ()) + found.local.uses
         return [Location(path, editor_range(r)) for r in sorted(spots)]
     group = ws.files[path].group
-    return [Location(ref.file, editor_range(ref.range)) for ref in ws.references_of(found.symbol.id, group)
+    return [Location(ref.file, editor_range(ref.range)) for ref in ws.references_of(found.declared.id, group)
             if include_declaration or ref.kind != "declares"]
 
 
@@ -91,7 +97,7 @@ def highlights(ws: Workspace, path: str, line: int, column: int) -> list[tuple[E
     if found.local is not None:
         return [(editor_range(found.local.range), True), *((editor_range(r), False) for r in found.local.uses)]
     return [(editor_range(ref.range), ref.kind == "declares")
-            for ref in ws.references_of(found.symbol.id, ws.files[path].group) if ref.file == path]
+            for ref in ws.references_of(found.declared.id, ws.files[path].group) if ref.file == path]
 
 
 # ---- rename
@@ -110,7 +116,7 @@ def prepare_rename(ws: Workspace, path: str, line: int, column: int, word: str |
         raise Refused(f"'{found.std}' is the standard library's: it cannot be renamed")
     if found.symbol is not None and found.symbol.kind == "test":
         raise Refused("a test's title is text, not a name: edit it in place")
-    name = found.local.name if found.local is not None else found.symbol.name
+    name = found.local.name if found.local is not None else found.declared.name
     return editor_range(found.range), name
 
 
@@ -121,7 +127,7 @@ def rename(ws: Workspace, path: str, line: int, column: int, new_name: str, word
     prepare_rename(ws, path, line, column, word)
     found = target_at(ws, path, line, column)
     assert found is not None
-    kind = found.local.kind if found.local is not None else found.symbol.kind
+    kind = found.local.kind if found.local is not None else found.declared.kind
     _check_new_name(new_name, kind)
     group = ws.files[path].group
     if found.local is not None:
@@ -134,7 +140,7 @@ def rename(ws: Workspace, path: str, line: int, column: int, new_name: str, word
             raise Refused(f"'{new_name}' is used in this function already: the new name would hide it")
         spots = [(path, r) for r in (found.local.range, *found.local.uses)]
     else:
-        symbol = found.symbol
+        symbol = found.declared
         siblings = [s for s in ws.module_symbols(group).values()
                     if (s.container == symbol.container if symbol.container else s.kind in MODULE_LEVEL)]
         clash = next((s for s in siblings if s.name == new_name), None)
@@ -174,7 +180,7 @@ CALLERS = ("test", "fn", "const")
 def call_item(ws: Workspace, path: str, line: int, column: int) -> Symbol | None:
     """The function (or test) under the cursor, for a call hierarchy."""
     found = target_at(ws, path, line, column)
-    if found is not None and found.symbol is not None and found.symbol.kind in ("fn", "test"):
+    if found is not None and found.symbol is not None and found.declared.kind in ("fn", "test"):
         return found.symbol
     for symbol in ws.files[path].symbols if path in ws.files else ():
         if symbol.kind in ("fn", "test") and symbol.range.contains(line + 1, column + 1):
