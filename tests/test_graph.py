@@ -160,3 +160,20 @@ def test_text_lists_symbols_then_edges(project):
     assert lines[0] == "cart.kite(3,1): type Cart.Item"
     assert "Cart.test:total adds tax tests Cart.total" in lines
     assert len(lines) == 18 + len(EDGES)
+
+
+def test_a_recursive_call_and_a_call_inside_a_lambda_are_calls(tmp_path):
+    (tmp_path / "b.kite").write_text('module B\n\nfn f(a: int) -> int\n    let g = fn(x: int) => f(x)\n    return g(a)\n')
+    edges = json.loads(run_kite(["graph", "--format", "json", "b.kite"], cwd=tmp_path).stdout)["edges"]
+    assert edges == [{"from": "B.f", "to": "B.f", "kind": "calls"}]  # g is a local: no symbol, no edge
+    result = run_kite(["graph", "--callers", "f", "b.kite"], cwd=tmp_path)
+    assert result.stdout.splitlines() == ["b.kite(3,1): fn B.f"]
+
+
+def test_an_empty_file_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "empty.kite").write_text("")
+    (tmp_path / "a.kite").write_text("module A\n\nfn f() -> int\n    return 1\n")
+    result = run_kite(["graph", "."], cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout.splitlines() == ["a.kite(3,1): fn A.f"]
+    assert result.stderr == "kite: error: empty.kite: empty file\n"

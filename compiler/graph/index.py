@@ -308,7 +308,7 @@ class Workspace:
         found: dict[tuple[str, str, str], None] = {}
         kinds = {s.id: s.kind for s in self.symbols}
         for ref in self.references:
-            if ref.edge and ref.source is not None and ref.source != ref.target:
+            if ref.edge and ref.source is not None:  # a recursive function calls itself: an edge like any other
                 found[(ref.source, ref.target, ref.kind)] = None
                 if ref.kind == "calls" and kinds.get(ref.source) == "test" and not ref.target.startswith(STD):
                     found[(ref.source, ref.target, "tests")] = None
