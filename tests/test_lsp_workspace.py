@@ -109,6 +109,7 @@ async def test_rename_is_one_workspace_edit_over_every_file(client: LanguageClie
     (CART, 27, 9, "a", "'a' is already declared on line 29"),
     (CART, 27, 9, "total", "'total' is used in this function already: the new name would hide it"),
     (CART_TEST, 2, 8, "x", "a test's title is text, not a name: edit it in place"),
+    (CART, 16, 5, "base", "'base' is a local on line 24 of "),  # total's local, where total calls subtotal
 ])
 async def test_a_rename_that_cannot_be_done_is_refused_with_why(client: LanguageClient, path, line, character, new_name, message):
     with pytest.raises(JsonRpcException) as refused:

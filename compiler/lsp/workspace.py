@@ -147,6 +147,12 @@ def rename(ws: Workspace, path: str, line: int, column: int, new_name: str, word
         if clash is not None:
             raise Refused(f"'{new_name}' is already declared: {clash.kind} {clash.id} on line {clash.name_range.line} of {clash.file}")
         spots = [(ref.file, ref.range) for ref in ws.references_of(symbol.id, group)]
+        for file, where in spots:  # a local of the new name where the symbol is used would hide it there
+            hiding = next((local for local in ws.files[file].locals
+                           if local.name == new_name and local.scope.contains(where.line, where.column)), None)
+            if hiding is not None:
+                raise Refused(f"'{new_name}' is a local on line {hiding.range.line} of {file}, where '{symbol.name}' is used: "
+                              "the new name would be hidden there")
     edits: dict[str, list[tuple[EditorRange, str]]] = {}
     for file, where in sorted(set(spots)):
         edits.setdefault(file, []).append((editor_range(where), new_name))
