@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from find import sample_functions, write_answers  # beside this script
+
 from kite.graph.build import build
 from kite.search.cache import parse
 from kite.source import read

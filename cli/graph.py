@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+
 from kite.cli import emitters
 from kite.cli.common import exit_code
 from kite.display import visible

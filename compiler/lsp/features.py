@@ -138,7 +138,7 @@ class Parsed:
         return {item.name: item for item in self.module.items if isinstance(item, n.FnDecl)} if self.module else {}
 
     @property
-    def types(self) -> dict[str, object]:
+    def types(self) -> dict[str, n.TypeDecl | n.EnumDecl]:
         return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
 
 
@@ -224,7 +224,7 @@ def symbols(parsed: Parsed) -> list[Symbol]:
         while last > item.line - 1 and not parsed.lines[last].strip():
             last -= 1
         span = EditorRange(item.line - 1, item.column - 1, last, len(parsed.lines[last]))
-        point = lambda node, name: EditorRange(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))
+        point = lambda node, name: EditorRange(node.line - 1, node.column - 1, node.line - 1, node.column - 1 + len(name))  # noqa: E731
         if isinstance(item, n.FnDecl):
             out.append(Symbol(item.name, "function", span))
         elif isinstance(item, n.TypeDecl):
@@ -320,7 +320,7 @@ class SignatureHelp:
 def open_call(lines: list[str], line: int, column: int) -> tuple[str, int] | None:
     """The function whose call the cursor is inside (read from the text: code being typed does not parse yet) and
     how many of its arguments come before the cursor."""
-    text = "\n".join(lines[:line] + [lines[line][:column] if line < len(lines) else ""])
+    text = "\n".join([*lines[:line], lines[line][:column] if line < len(lines) else ""])
     depth, commas, quote = 0, 0, None
     for index in range(len(text) - 1, -1, -1):
         char = text[index]
@@ -360,11 +360,10 @@ def signature_help(parsed: Parsed, line: int, column: int, functions: dict[str, 
     if name in FUNCTIONS:  # a call of a stdlib name is the standard library's, whatever the program declares
         std = FUNCTIONS[name]
         overloads = tuple((text, tuple(params), std.doc) for text, params in std.overloads)
-    elif isinstance(functions.get(name), n.FnDecl):
-        fn = functions[name]
-        overloads = ((fn_signature(fn), tuple(f"{p.name}: {type_text(p.type)}" for p in fn.params), ""),)
-    elif isinstance(functions.get(name), n.TypeDecl):
-        fields = tuple(f"{f.name}: {type_text(f.type)}" for f in functions[name].fields)
+    elif isinstance(declared := functions.get(name), n.FnDecl):
+        overloads = ((fn_signature(declared), tuple(f"{p.name}: {type_text(p.type)}" for p in declared.params), ""),)
+    elif isinstance(declared, n.TypeDecl):
+        fields = tuple(f"{f.name}: {type_text(f.type)}" for f in declared.fields)
         overloads = ((f"{name}({', '.join(fields)})", fields, f"makes a {name}"),)
     else:
         return None

@@ -19,21 +19,22 @@ import concurrent.futures
 import traceback
 from dataclasses import dataclass
 
-from kite import __version__
-from kite.diagnostics import Diagnostic, Layer, Severity
-from kite.errors import ToolchainError, UnusableInput
-from kite.graph.build import index_source
-from kite.graph.index import Workspace
-from kite.lsp import features
-from kite.lsp import workspace as across
-from kite.pipeline import CheckResult, Unit, find_units, kite_files
-from kite.session import Session
-from kite.source import SourceFile, decode
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
+
+from kite import __version__
+from kite.diagnostics import Diagnostic, Layer, Severity
+from kite.errors import ToolchainError, UnusableInput
+from kite.graph.build import index_source
+from kite.graph.index import Workspace
+from kite.lsp import features, workspace as across
+from kite.pipeline import CheckResult, Unit, find_units, kite_files
+from kite.session import Session
+from kite.source import SourceFile, decode
+from kite.syntax import nodes as n
 
 STATUS_COMMAND = "kite.status"
 RELEASED = "kite: the C# compiler process was stopped"
@@ -96,21 +97,20 @@ class KiteLanguageServer(LanguageServer):
 
     def unit_of(self, uri: str) -> Unit:
         """The file's unit as `kite check` pairs it: NAME.test.kite with NAME.kite beside it."""
-        [found] = find_units([to_fs_path(uri)])
+        [found] = find_units([file_path(uri)])
         return Unit(self.source(found.program), tuple(self.source(test) for test in found.tests))
 
     # ---- the workspace index (kite.graph.index)
 
     def index_folders(self) -> None:
-        roots = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()] or (
+        roots = [root for folder in self.workspace.folders.values() if (root := to_fs_path(folder.uri))] or (
             [self.workspace.root_path] if self.workspace.root_path else [])
         for root in roots:
             try:
-                paths = kite_files([root])
+                found = kite_files([root])
             except UnusableInput:
                 continue  # a folder without Kite files
-            for path in paths:
-                self.stale.add(str(path))
+            self.stale.update(str(path) for path in found)
 
     def current_index(self) -> Workspace:
         """The index with every changed file read again (from its buffer when open, else the disk)."""
@@ -147,6 +147,7 @@ class KiteLanguageServer(LanguageServer):
 
     async def check_now(self, uri: str, speed: str) -> None:
         unit = self.unit_of(uri)
+        result: CheckResult | None
         if speed == "kite":
             if self.results.get(unit.program.path, (None, None))[0] == unit:
                 return  # this text was checked already, maybe through every layer: Kite's alone must not replace that
@@ -197,11 +198,13 @@ class KiteLanguageServer(LanguageServer):
     def diagnostics_of(self, uri: str) -> list[types.Diagnostic]:
         """The latest check of the file's current text (Kite's layer at once when none is there yet)."""
         unit = self.unit_of(uri)
-        checked, result = self.results.get(unit.program.path, (None, None))
-        if checked != unit:
+        cached = self.results.get(unit.program.path)
+        if cached is not None and cached[0] == unit:
+            result = cached[1]
+        else:
             result = self.session.check(unit, through=Layer.KITE)
             self.results[unit.program.path] = (unit, result)
-        path = to_fs_path(uri)
+        path = file_path(uri)
         lines = self.source(path).text.split("\n")
         mine = [d for d in result.diagnostics if d.file == path or (d.file not in {s.path for s in unit.sources} and path == unit.program.path)]
         return [lsp_diagnostic(d, lines) for d in mine]
@@ -282,18 +285,18 @@ def watched_files_changed(ls: KiteLanguageServer, params: types.DidChangeWatched
     """A .kite file created, changed or deleted outside the editor: read again (or dropped) when next needed."""
     for change in params.changes:
         if change.uri.endswith(".kite"):
-            ls.stale.add(to_fs_path(change.uri))
+            ls.stale.add(file_path(change.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: KiteLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.stale.add(to_fs_path(params.text_document.uri))
+    ls.stale.add(file_path(params.text_document.uri))
     ls.changed(params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: KiteLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.stale.add(to_fs_path(params.text_document.uri))
+    ls.stale.add(file_path(params.text_document.uri))
     ls.changed(params.text_document.uri)
 
 
@@ -304,7 +307,7 @@ def did_save(ls: KiteLanguageServer, params: types.DidSaveTextDocumentParams) ->
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: KiteLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.stale.add(to_fs_path(params.text_document.uri))  # as it is on disk again
+    ls.stale.add(file_path(params.text_document.uri))  # as it is on disk again
     for speed in ("kite", "csharp"):
         task = ls.pending.pop((params.text_document.uri, speed), None)
         if task is not None:
@@ -318,9 +321,17 @@ def pull_diagnostics(ls: KiteLanguageServer, params: types.DocumentDiagnosticPar
     return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_of(params.text_document.uri))
 
 
+def file_path(uri: str) -> str:
+    """The path of a file: URI; kite serves no other kind."""
+    path = to_fs_path(uri)
+    if path is None:
+        raise UnusableInput(f"{uri}: not a file, and kite serves files only")
+    return path
+
+
 def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
     document = ls.workspace.get_text_document(uri)
-    return features.Parsed.of(to_fs_path(uri), document.source.replace("\r\n", "\n"))
+    return features.Parsed.of(file_path(uri), document.source.replace("\r\n", "\n"))
 
 
 def cursor(parsed: features.Parsed, position: types.Position) -> tuple[int, int]:
@@ -348,7 +359,7 @@ def location(ls: KiteLanguageServer, path: str, span: features.EditorRange) -> t
 
 def at(ls: KiteLanguageServer, params) -> tuple[Workspace, str, int, int]:
     """The index, the file and the cursor (code points) of a request about a position."""
-    path = to_fs_path(params.text_document.uri)
+    path = file_path(params.text_document.uri)
     lines = lines_of(ls, path)
     text = lines[params.position.line] if params.position.line < len(lines) else ""
     return ls.current_index(), path, params.position.line, code_points(text, params.position.character)
@@ -367,9 +378,10 @@ def inlay_hint(ls: KiteLanguageServer, params: types.InlayHintParams):
 def signature_help(ls: KiteLanguageServer, params: types.SignatureHelpParams):
     parsed = parsed_of(ls, params.text_document.uri)
     index = ls.current_index()
-    file = index.files.get(to_fs_path(params.text_document.uri))
+    file = index.files.get(file_path(params.text_document.uri))
     module = index.module_symbols(file.group).values() if file is not None else ()
-    functions = {**{s.name: s.node for s in module if s.kind in ("fn", "type")}, **parsed.functions}
+    functions: dict[str, n.FnDecl | n.TypeDecl] = {s.name: s.node for s in module if isinstance(s.node, (n.FnDecl, n.TypeDecl))}
+    functions.update(parsed.functions)
     found = features.signature_help(parsed, *cursor(parsed, params.position), functions)
     if found is None:
         return None
@@ -392,7 +404,7 @@ SEMANTIC_LEGEND = types.SemanticTokensLegend(list(across.TOKEN_TYPES), list(acro
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, SEMANTIC_LEGEND)
 def semantic_tokens(ls: KiteLanguageServer, params: types.SemanticTokensParams):
     """What each name is (function, type, field, parameter, ...), from the index; LSP's relative encoding, in UTF-16."""
-    path = to_fs_path(params.text_document.uri)
+    path = file_path(params.text_document.uri)
     index = ls.current_index()
     lines = lines_of(ls, path)
     data, previous_line, previous_start = [], 0, 0
@@ -420,7 +432,7 @@ def references(ls: KiteLanguageServer, params: types.ReferenceParams):
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
 def document_highlight(ls: KiteLanguageServer, params: types.DocumentHighlightParams):
-    lines = lines_of(ls, to_fs_path(params.text_document.uri))
+    lines = lines_of(ls, file_path(params.text_document.uri))
     return [types.DocumentHighlight(lsp_range(span, lines), types.DocumentHighlightKind.Write if declared else types.DocumentHighlightKind.Read)
             for span, declared in across.highlights(*at(ls, params))]
 
@@ -444,7 +456,7 @@ def prepare_rename(ls: KiteLanguageServer, params: types.PrepareRenameParams):
         span, name = across.prepare_rename(*at(ls, params), word_under(ls, params))
     except across.Refused as refused:
         raise refusal(refused) from None
-    lines = lines_of(ls, to_fs_path(params.text_document.uri))
+    lines = lines_of(ls, file_path(params.text_document.uri))
     return types.PrepareRenamePlaceholder(lsp_range(span, lines), name)
 
 
@@ -485,7 +497,7 @@ def call_item(ls: KiteLanguageServer, symbol) -> types.CallHierarchyItem:
 
 
 def item_symbol(ls: KiteLanguageServer, item: types.CallHierarchyItem):
-    path = to_fs_path(item.uri)
+    path = file_path(item.uri)
     index = ls.current_index()
     file = index.files.get(path)
     found = index.module_symbols(file.group).get(item.data) if file is not None and isinstance(item.data, str) else None
@@ -555,7 +567,7 @@ def code_actions(ls: KiteLanguageServer, params: types.CodeActionParams):
     """The fixes Kite's own layer attaches to its diagnostics (kite.diagnostics.Fix), over the current text (not the
     client's copy of old diagnostics); a safe one is preferred, one that renames is offered too."""
     uri = params.text_document.uri
-    path = to_fs_path(uri)
+    path = file_path(uri)
     lines = ls.source(path).text.split("\n")
     wanted = range(params.range.start.line + 1, params.range.end.line + 2)
     actions = []
@@ -574,7 +586,7 @@ def formatted(ls: KiteLanguageServer, uri: str, rows: range | None = None) -> li
     text = ls.workspace.get_text_document(uri).source
     lines = text.replace("\r\n", "\n").split("\n")
     try:
-        edits = features.formatting_edits(to_fs_path(uri), text, rows)
+        edits = features.formatting_edits(file_path(uri), text, rows)
     except NotKite as error:
         ls.window_log_message(types.LogMessageParams(types.MessageType.Info, f"kite: not formatted: {error.diagnostic.render()}"))
         return None

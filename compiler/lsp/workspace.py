@@ -131,9 +131,9 @@ def rename(ws: Workspace, path: str, line: int, column: int, new_name: str, word
     _check_new_name(new_name, kind)
     group = ws.files[path].group
     if found.local is not None:
-        clash = next((other for other in ws.files[path].locals if other.name == new_name and other.scope == found.local.scope), None)
-        if clash is not None:
-            raise Refused(f"'{new_name}' is already declared on line {clash.range.line}")
+        same_scope = next((other for other in ws.files[path].locals if other.name == new_name and other.scope == found.local.scope), None)
+        if same_scope is not None:
+            raise Refused(f"'{new_name}' is already declared on line {same_scope.range.line}")
         used = {ref.target.rsplit(".", 1)[-1] for ref in ws.references_in(path)
                 if found.local.scope.contains(ref.range.line, ref.range.column) and ref.kind in ("calls", "uses", "constructs")}
         if new_name in used:
