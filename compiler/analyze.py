@@ -75,10 +75,11 @@ class Facts:
 
 
 class _Walker:
-    def __init__(self, module: n.Module):
+    def __init__(self, module: n.Module, shared=()):
         self.module = module
-        self.functions = {item.name: item for item in module.items if isinstance(item, n.FnDecl)}
-        self.records = {item.name: item for item in module.items if isinstance(item, n.TypeDecl)}
+        known = (*shared, *module.items)  # the module's own declarations win over its other files'
+        self.functions = {item.name: item for item in known if isinstance(item, n.FnDecl)}
+        self.records = {item.name: item for item in known if isinstance(item, n.TypeDecl)}
         self.declarations: list[Declaration] = []
         self.bindings: list[Binding] = []
         self.illegal: list[IllegalAssignment] = []
@@ -91,7 +92,7 @@ class _Walker:
         self.redeclared: list[tuple[Binding, Binding]] = []
         self.resolved: list[tuple[n.Name, Binding | None]] = []
         self.members: list[tuple[n.Member, n.TypeRef | None]] = []
-        self.enums = {item.name for item in module.items if isinstance(item, n.EnumDecl)}
+        self.enums = {item.name for item in known if isinstance(item, n.EnumDecl)}
         self.types: list[tuple[n.Expr, n.TypeRef | None]] = []
         self.typed: dict[int, n.TypeRef | None] = {}  # id(expression) -> its type, as the walk leaves it
 
@@ -385,5 +386,8 @@ def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
     return None
 
 
-def gather(module: n.Module) -> Facts:
-    return _Walker(module).run()
+def gather(module: n.Module, shared=()) -> Facts:
+    """The module's facts. `shared`: declarations of the module's other files (a program's, for its test file) that
+    its expressions may name: only the language server passes them, for the types it shows (the rules read one file
+    at a time, as each file's own diagnostics are its own)."""
+    return _Walker(module, shared).run()

@@ -236,6 +236,13 @@ async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, 
     assert f"```kite\n{shown}\n```" in found.contents.value
 
 
+async def test_hover_in_the_test_file_knows_the_programs_declarations(client: LanguageClient):
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 4, 12)))
+    assert "```kite\ntotal(order): dec\n```" in found.contents.value
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 3, 9)))
+    assert "```kite\norder: Order\n```" in found.contents.value
+
+
 async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
     path = open_types(client)
     found = await client.text_document_inlay_hint_async(types.InlayHintParams(

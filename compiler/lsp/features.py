@@ -78,9 +78,10 @@ class Parsed:
     facts: Facts | None = None
 
     @classmethod
-    def of(cls, path: str, text: str) -> Parsed:
+    def of(cls, path: str, text: str, shared=()) -> Parsed:
+        """`shared`: the functions, records and enums of the module's other files (kite.analyze.gather)."""
         module = read_syntax(SourceFile(path, text)).module if text.strip() else None
-        return cls(text.split("\n"), module, gather(module) if module is not None else None)
+        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None)
 
     def expression_at(self, line: int, column: int) -> tuple[n.Node, n.TypeRef | None] | None:
         """The innermost expression at the cursor with its type (kite.analyze's type pass); on a called name, the

@@ -330,8 +330,14 @@ def file_path(uri: str) -> str:
 
 
 def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
+    """The document as the editor has it, its types told with what the module's other files declare."""
     document = ls.workspace.get_text_document(uri)
-    return features.Parsed.of(file_path(uri), document.source.replace("\r\n", "\n"))
+    path = file_path(uri)
+    index = ls.current_index()
+    file = index.files.get(path)
+    shared = [s.node for s in index.module_symbols(file.group).values()
+              if s.file != path and s.kind in ("fn", "type", "enum")] if file is not None else []
+    return features.Parsed.of(path, document.source.replace("\r\n", "\n"), shared)
 
 
 def cursor(parsed: features.Parsed, position: types.Position) -> tuple[int, int]:
