@@ -27,7 +27,8 @@ STD = "std."
 TEST_SUFFIX = ".test.kite"
 # Names recovery puts in place of a line that did not parse: never the program's own.
 RECOVERED = ("recovered_line_", "RecoveredLine")
-EDGE_KINDS = ("calls", "uses", "constructs", "tests")
+ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
+ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
 
 
 @dataclass(frozen=True, order=True)
@@ -153,24 +154,16 @@ class _Reader:
         prefix = module.name
         items = [item for item in module.items if not getattr(item, "name", "").startswith(RECOVERED)]
         for item in items:
-            if isinstance(item, n.FnDecl):
-                self.declare(f"{prefix}.{item.name}", item.name, "fn", item, self.named(item.line, item.column, item.name))
-            elif isinstance(item, n.Let):
-                self.declare(f"{prefix}.{item.name}", item.name, "const", item, self.named(item.line, item.column, item.name))
-            elif isinstance(item, n.TypeDecl):
-                type_id = f"{prefix}.{item.name}"
-                self.declare(type_id, item.name, "type", item, self.named(item.line, item.column, item.name))
-                for f in item.fields:
-                    if not f.name.startswith(RECOVERED):
-                        self.declare(f"{type_id}.{f.name}", f.name, "field", f, self.named(f.line, f.column, f.name), type_id)
-            elif isinstance(item, n.EnumDecl):
-                enum_id = f"{prefix}.{item.name}"
-                self.declare(enum_id, item.name, "enum", item, self.named(item.line, item.column, item.name))
-                for m in item.members:
-                    if not m.name.startswith(RECOVERED):
-                        self.declare(f"{enum_id}.{m.name}", m.name, "member", m, self.named(m.line, m.column, m.name), enum_id)
-            elif isinstance(item, n.TestDecl):
+            if isinstance(item, n.TestDecl):
                 self.declare(f"{prefix}.test:{item.description}", item.description, "test", item, self._title(item))
+            elif isinstance(item, (n.FnDecl, n.Let, n.TypeDecl, n.EnumDecl)):
+                item_id = f"{prefix}.{item.name}"
+                self.declare(item_id, item.name, ITEM_KINDS[type(item)], item, self.named(item.line, item.column, item.name))
+                parts, kind = ITEM_PARTS.get(type(item), ("", ""))
+                for part in getattr(item, parts) if parts else ():  # a record's fields, an enum's members
+                    if not part.name.startswith(RECOVERED):
+                        where = self.named(part.line, part.column, part.name)
+                        self.declare(f"{item_id}.{part.name}", part.name, kind, part, where, item_id)
         locals_ = self._names(items)
         return FileIndex(self.path, prefix, group_of(self.path, prefix), tuple(self.symbols), tuple(self.names), locals_, skipped)
 
