@@ -294,6 +294,28 @@ context_option = click.option(
 
 
 @main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("graph")), default="text", show_default=True,
+              help="text: a line per symbol and per edge. json: {symbols, edges}, a list for a query (docs/graph.md).")
+@click.option("--callers", metavar="NAME", help="The functions and tests that call or construct NAME (a name or an id).")
+@click.option("--callees", metavar="NAME", help="What NAME calls or constructs (standard-library functions as std.NAME).")
+@click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+              help="Folder of parsed files kept across runs (kite find's), keyed by each file's text and the toolchain.")
+@guarded
+def graph(paths, output_format, callers, callees, impact, cache_dir):
+    """The code graph of Kite files or folders (*.kite, recursively), from the syntax alone: symbols (functions,
+    types, fields, enums, members, constants, tests) and edges (calls, uses, constructs, tests).
+
+    A query prints one line per symbol: file(line,col): kind id. NAME is a plain name (total) or an id (Shop.total);
+    an unknown or ambiguous NAME is exit 2 (the candidates listed). A file that does not parse still gives the
+    symbols that do, and says on stderr which lines were left out. Exit 2 for a file that cannot be read."""
+    from kite.cli.graph import run_graph
+
+    sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir))
+
+
+@main.command()
 @click.argument("pattern")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @context_option

@@ -237,3 +237,18 @@ def tasks_augment(augmented) -> str:
                     f"{sum(len(task.reference_failures) for task in augmented)} inputs the reference fails on")
     lines.append(summary)
     return "\n".join(lines)
+
+
+def _symbol_line(symbol) -> str:
+    where = f"{visible(symbol.file)}({symbol.range.line},{symbol.range.column})" if symbol.file else "std"
+    return f"{where}: {symbol.kind} {visible(symbol.id)}"
+
+
+def graph(graph, found) -> str:
+    """A query's symbols, one `file(line,col): kind id` each; the whole graph: its symbols, then an edge a line
+    (`from kind to`). The standard library's functions are `std: fn std.NAME`."""
+    if found is not None:
+        return "\n".join(_symbol_line(symbol) for symbol in found)
+    lines = [_symbol_line(symbol) for symbol in graph.workspace.symbols]
+    lines += [f"{visible(a)} {kind} {visible(b)}" for a, b, kind in graph.workspace.edges()]
+    return "\n".join(lines)

@@ -42,6 +42,7 @@ class Parsed:
     module: n.Module | None
     parsed_lines: tuple[str, ...]
     unparsed: str  # when module is None: where and why (its first KT000), else ""
+    skipped: tuple[str, ...] = ()  # "line L: why" for each line recovery left out (KT000)
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,14 @@ class Entry:
 
 def parse(source: SourceFile) -> Parsed:
     syntax = read_syntax(source)
+    skipped = tuple(f"line {d.line}: {d.message}" for d in syntax.diagnostics if d.id == "KT000")
     if syntax.module is not None:
-        return Parsed(syntax.module, syntax.parsed_lines, "")
+        return Parsed(syntax.module, syntax.parsed_lines, "", skipped)
     first = next((d for d in syntax.diagnostics if d.id == "KT000"), None)
-    return Parsed(None, syntax.parsed_lines, f"line {first.line}: {first.message}" if first is not None else "")
+    return Parsed(None, syntax.parsed_lines, f"line {first.line}: {first.message}" if first is not None else "", skipped)
 
 
-PARSE_FILES = ("kite.grammar/", "kite/syntax/")  # of kite's own files, those that make a parse
+PARSE_FILES = ("kite.grammar/", "kite/syntax/", "kite/search/cache.py")  # of kite's own files, those that make an entry
 
 
 @functools.cache
