@@ -150,6 +150,10 @@ def _class_spelling(name: str) -> str:
     return "@" + name if name in CSHARP_KEYWORDS else name
 
 
+# The .NET namespaces every Kite file has in scope (LANGUAGE.md §2).
+ALWAYS_IN_SCOPE = ("System", "System.Collections.Generic", "System.Linq")
+
+
 class _Writer:
     def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
         self.module = module
@@ -193,10 +197,10 @@ class _Writer:
         self.hidden()
         self.emit(f"extern alias {standard_library.CSHARP_ALIAS};")
         self.emit("#nullable enable")
-        for namespace in ("System", "System.Collections.Generic", "System.Linq"):
+        for namespace in ALWAYS_IN_SCOPE:
             self.emit(f"using {namespace};")
         for item in module.items:
-            if isinstance(item, n.Use):
+            if isinstance(item, n.Use) and item.path not in ALWAYS_IN_SCOPE:  # a `use` of one is redundant, not C#'s CS0105
                 self.at(item)
                 self.emit(f"using {item.path};")
         for item in module.items:
