@@ -205,11 +205,14 @@ class Prepared:
     program: Program | None
     request: CodeRequest | None  # None: nothing for a session to judge (no code)
     model_score: float | None
+    task_id: str | None = None  # the task's id; for another format, the id its line gives (it needs no task folder)
 
 
-def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score) -> Prepared:
+def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score,
+            task_id: str | None = None) -> Prepared:
+    task_id = task.id if task is not None else task_id
     if fmt != "kite":
-        return Prepared(line, answer_id, task, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score)
+        return Prepared(line, answer_id, None, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score, task_id)
     extraction = extract(answer)
     module = task.module if task is not None else None
     program = program_of(extraction, module or DEFAULT_MODULE)
@@ -220,12 +223,12 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
         tests = tuple((test.path, test.text) for test in task.tests) if meets_tests else ()
         request = CodeRequest("kite", program.source, tests, time_limit=task.time_limit if tests else None,
                               module_line_written=program.readings[0][1].how == "module")
-    return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
+    return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score, task_id)
 
 
 def assemble(prepared: Prepared, verdict: dict | None) -> dict:
     result = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
-              "task": prepared.task.id if prepared.task is not None else None, "graded": True, "problem": None,
+              "task": prepared.task_id, "graded": True, "problem": None,
               "format": prepared.format}
     if prepared.format == "kite":
         result.update(kite_result(prepared, verdict))

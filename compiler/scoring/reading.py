@@ -3,6 +3,7 @@ that cannot be graded (a broken line, a missing field, an unknown task or format
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
 import json
@@ -37,9 +38,12 @@ def dotted(document, path: str):
 
 
 def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of every line that is not blank, read as a stream."""
+    """(line number, bytes) of every line that is not blank, read as a stream; a BOM before the first line is
+    dropped, as it is from a .kite file."""
     with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
         for number, raw in enumerate(run, start=1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
             if raw.strip():
                 yield number, raw
 
@@ -65,11 +69,21 @@ def parse_line(number: int, raw: bytes) -> Line:
     return Line(number, document, None)
 
 
+def line_format(document: dict, options: ScoreOptions) -> str | None:
+    """The format a line names, in lower case: kite when it names none; None when what it names is no format."""
+    if not options.format_field:
+        return "kite"
+    fmt = dotted(document, options.format_field)
+    if fmt is MISSING:
+        return "kite"
+    return fmt.lower() if isinstance(fmt, str) and fmt.lower() in formats.FORMATS else None
+
+
 def task_ids_named(options: ScoreOptions) -> set[str]:
     named = set()
     for number, raw in run_lines(options.run):
         line = parse_line(number, raw)
-        if line.document is not None:
+        if line.document is not None and line_format(line.document, options) == "kite":  # other formats need no task
             task_id = dotted(line.document, options.task_field)
             if isinstance(task_id, str) and valid_task_id(task_id):
                 named.add(task_id)
@@ -111,8 +125,12 @@ class Reader:
         # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
         if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
             return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
+        fmt = line_format(document, options)
         task = task_id = None
-        if self.tasks is not None:
+        if self.tasks is not None and fmt != "kite":  # graded by its format (or not a format): a task id only labels it
+            found = dotted(document, options.task_field)
+            task_id = found if isinstance(found, str) else None
+        elif self.tasks is not None:
             task_id = dotted(document, options.task_field)
             if not isinstance(task_id, str):
                 return ungradable(number, answer_id, None, "missing field", f"no task id (a string) at {options.task_field!r}")
@@ -124,20 +142,16 @@ class Reader:
             return ungradable(number, answer_id, task_id, "missing field", f"no field {options.answer_field!r}")
         if not isinstance(answer, str):
             return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
-        fmt = "kite"
-        if options.format_field:
-            fmt = dotted(document, options.format_field)
-            fmt = "kite" if fmt is MISSING else fmt
-            if not isinstance(fmt, str) or fmt.lower() not in formats.FORMATS:
-                return ungradable(number, answer_id, task_id, "bad format", f"format {fmt!r} is not one of {', '.join(formats.FORMATS)}")
-            fmt = fmt.lower()
+        if fmt is None:
+            named = dotted(document, options.format_field)
+            return ungradable(number, answer_id, task_id, "bad format", f"format {named!r} is not one of {', '.join(formats.FORMATS)}")
         model_score = None
         if options.model_score_field:
             model_score = dotted(document, options.model_score_field)
             if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
                 return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
             model_score = float(model_score)
-        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score, task_id)
 
 
 def json_type(value) -> str:

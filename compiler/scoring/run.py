@@ -101,7 +101,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         def finish(key: str, verdict: dict | None, fault: str = "") -> None:
             for prepared in waiting.pop(key):
                 if fault:
-                    write(ungradable(prepared.line, prepared.answer_id, prepared.task.id if prepared.task else None, "grader fault", fault))
+                    write(ungradable(prepared.line, prepared.answer_id, prepared.task_id, "grader fault", fault))
                 else:
                     write(assemble(prepared, verdict))
 

@@ -322,6 +322,34 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
     assert {r["id"]: r["problem"]["kind"] for r in results if not r["graded"]} == {"x": "bad format", "m": "missing field"}
 
 
+def test_format_items_are_scored_beside_kite_tasks_in_their_own_rates(tmp_path, tasks):
+    """Seed 003: a json, python, regex or csharp item needs no Kite task: without a task id, or with one that names
+    no folder, it is graded by its format, and counted in its format's rate, never as a failed Kite answer."""
+    rows = [
+        {"id": "k", "task_id": "add", "text": kite_block(ADDER)},
+        {"id": "j", "format": "json", "text": '{"a": 1}'},
+        {"id": "q", "format": "json", "task_id": "json_items", "text": "[1,"},
+        {"id": "r", "format": "regex", "task_id": "add", "text": r"^\d+$"},
+    ]
+    (tmp_path / "run.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result, results = score(tmp_path, "--tasks", str(tasks), "--format-field", "format")
+    assert result.exit_code == 0, result.output
+    assert all(r["graded"] for r in results), results
+    assert [(r["id"], r["task"], r["score"]) for r in results] == [("k", "add", 10.0), ("j", None, 10.0), ("q", "json_items", 0.0),
+                                                                   ("r", "add", 10.0)]
+    summary = json.loads((tmp_path / "results.summary.json").read_text())
+    assert summary["rates"]["passes"]["of"] == summary["rates"]["compiles"]["of"] == 1  # Kite answers only
+    assert {fmt: (rate["count"], rate["of"]) for fmt, rate in summary["formats"].items()} == {"json": (1, 2), "regex": (1, 1)}
+
+
+def test_a_bom_before_the_first_line_of_the_run_is_dropped(tmp_path):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "prose only"])
+    (tmp_path / "run.jsonl").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "run.jsonl").read_bytes())
+    result, results = score(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["graded"]) for r in results] == [("a0", True), ("a1", True)]
+
+
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
