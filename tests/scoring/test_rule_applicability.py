@@ -107,3 +107,14 @@ def test_what_the_answer_declares_itself_still_makes_the_rules_apply():
 def test_applicability_per_block_of_several_ignores_the_wrappers_too():
     answer = NOTHING_DECLARED + '\nAnd:\n\n```kite\nprint("again")\n```\n'
     assert verdicts_of(answer)["KT003"] == "n/a"
+
+
+def test_the_scoring_doc_lists_every_rule_with_whether_it_judges_fragments():
+    from pathlib import Path
+    import re
+
+    doc = (Path(__file__).parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\s*\| (KT\d{3}) \|[^|]*\| (yes|no) \|$", doc, re.MULTILINE))
+    assert rows == {rule_id: "yes" if rule.judges_fragments else "no" for rule_id, rule in RULES.items()}
+    last = max(RULES)
+    assert f"`KT000`..`{last}`" in doc

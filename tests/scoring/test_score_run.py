@@ -461,7 +461,13 @@ def test_a_task_folder_without_hidden_tests_stops_the_run_before_it_starts(tmp_p
 
 
 def test_score_has_help_and_its_text_table_shows_intervals(tmp_path):
-    assert run_kite(["score", "--help"], cwd=tmp_path).output.startswith("Usage: ")
+    shown = run_kite(["score", "--help"], cwd=tmp_path).output
+    assert shown.startswith("Usage: ")
+    from kite.cli.emitters import formats_for
+
+    refused = {"full", "sarif", "junit", "github"} - set(formats_for("score"))
+    assert refused and not [name for name in refused if f"{name}:" in " ".join(shown.split())]  # only formats it accepts
+    assert "results.summary.json" in " ".join(shown.split())
     write_run(tmp_path / "run.jsonl", ["prose only", kite_block(ADDER)])
     result, _ = score(tmp_path)
     assert "compiles         50.0% [9.5%, 90.5%]          1/2" in result.output
