@@ -401,6 +401,48 @@ def kite_score(tmp_path, out, *extra) -> subprocess.Popen:
     )
 
 
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_sigtermed_run_with_workers_leaves_no_worker_behind(tmp_path, tasks):
+    """Its workers die with it, whatever they were judging: a worker left behind judged on for minutes."""
+    spinning = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return 0\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(spinning.replace("0\n", f"{i}\n")) for i in range(6)])
+    run = kite_score(tmp_path, "results.jsonl", "--jobs", "2", "--timeout", "60")
+    workers: list[int] = []
+    for _ in range(6000):  # until both workers judge (a count of polls, not a time bound)
+        workers = [pid for pid in children_of(run.pid) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        if len(workers) == 2 and all(children_of(worker) for worker in workers) or run.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert len(workers) == 2, run.stderr.read() if run.poll() is not None else workers
+    run.send_signal(signal.SIGTERM)
+    run.wait()
+    def running(pid: int) -> bool:  # a zombie has ended: only its parent's (or init's) reaping is left
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    for _ in range(200):  # the kernel kills them as their parent dies; the bug left them for two minutes
+        if not any(map(running, workers)):
+            break
+        time.sleep(0.05)
+    alive = [pid for pid in workers if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+
+
 def test_a_run_killed_with_kill_9_and_resumed_ends_with_the_same_summary(tmp_path, tasks):
     answers = [kite_block(ADDER.replace("a + b", f"a + b + {i} - {i}" if i % 3 else "a - b")) for i in range(24)]
     write_run(tmp_path / "run.jsonl", answers)
