@@ -151,8 +151,10 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     collect(first_done(executor, list(pending)))
             while pending:
                 collect(first_done(executor, list(pending)))
+            # Written as soon as the last result is: stopping the workers (their sessions, compile and test
+            # processes) can take seconds, and nothing the summary says depends on it.
+            summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
+            summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         finally:
             executor.shutdown()
-    summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
-    summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary

@@ -342,6 +342,21 @@ def test_format_items_are_scored_beside_kite_tasks_in_their_own_rates(tmp_path, 
     assert {fmt: (rate["count"], rate["of"]) for fmt, rate in summary["formats"].items()} == {"json": (1, 2), "regex": (1, 1)}
 
 
+def test_the_summary_is_written_before_the_workers_are_stopped(tmp_path, tasks, monkeypatch):
+    """Stopping the sessions and their processes took up to 24 s: the summary does not wait for it."""
+    seen = []
+    real = executors.InlineExecutor.shutdown
+
+    def shutdown(self, *args, **kwargs):
+        seen.append((tmp_path / "results.summary.json").exists())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(executors.InlineExecutor, "shutdown", shutdown)
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)])
+    result, _ = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 0 and seen == [True]
+
+
 def test_a_bom_before_the_first_line_of_the_run_is_dropped(tmp_path):
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "prose only"])
     (tmp_path / "run.jsonl").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "run.jsonl").read_bytes())
