@@ -8,6 +8,7 @@ import ctypes
 import os
 import signal
 import subprocess
+from typing import IO
 
 # Both ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG, bubblewrap's --die-with-parent), and the
 # kernel means the parent *thread*: a child started by a judging thread that then ends would die with it. So every
@@ -17,7 +18,14 @@ _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_pref
 
 def spawn(command: list[str], **options) -> subprocess.Popen:
     """subprocess.Popen, from the thread that outlives every child."""
-    return _SPAWNER.submit(subprocess.Popen, command, **options).result()
+    return _SPAWNER.submit(lambda: subprocess.Popen(command, **options)).result()
+
+
+def piped(stream: IO[bytes] | None) -> IO[bytes]:
+    """A stream of a child started with it as a pipe: Popen types every stream optional, for those that are not."""
+    if stream is None:
+        raise ValueError("the child was started without this pipe")
+    return stream
 
 
 PR_SET_PDEATHSIG = 1

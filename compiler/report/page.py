@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
@@ -18,13 +19,13 @@ from pygments.token import STANDARD_TYPES
 from kite import __version__
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.display import visible
-from kite.report.compare import flips, rate_changes, task_changes
 from kite.frames import underlines
+from kite.report.compare import flips, rate_changes, task_changes
 from kite.report.results import dumps_for_script, verdict_passed
+from kite.rules import ALL_RULES
 from kite.scoring.answer import extract
 from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
 from kite.scoring.grading import PROGRAM_PATH
-from kite.rules import ALL_RULES
 from kite.scoring.summary import DENOMINATORS, summarize, wilson
 from kite.syntax.highlighting import KiteLexer
 
@@ -112,7 +113,7 @@ def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | Non
     column = d["column"]
     line_text = text[span["start"]:span["end"]]
     answer_column = column - column_offset(*blocks[span["block"]]) if column else 0
-    [mark] = underlines([line_text], 1, answer_column, 1, answer_column) or [None]
+    mark = next(iter(underlines([line_text], 1, answer_column, 1, answer_column)), None)  # one line: one mark at most
     if mark is not None:
         view["at"] = [to16(span["start"] + min(mark.start, len(line_text))), to16(span["start"] + min(mark.end, len(line_text)))]
     return view
@@ -138,14 +139,14 @@ def answer_view(result: dict, text: str | None) -> dict:
                        "read_as": b.get("read_as"),
                        "tokens": code_tokens(text[b["start"]:b["end"]]) if text is not None and b["is_kite"] else None}
                       for b in blocks]
-    extracted = None
+    extracted: list[tuple[str, str | None]] = []  # read only for a point diagnostic with a span
     if text is not None and any(d.get("span") and is_point(d) for d in result.get("diagnostics", [])):
         extracted = [(block.text, b.get("read_as")) for block, b in zip(extract(text).blocks, blocks)]
     view["diagnostics"] = [diagnostic_view(d, text, extracted, to16) for d in result.get("diagnostics", [])]
     return view
 
 
-def failed_layers(result: dict) -> list[str]:
+def failed_layers(result: dict) -> list[Layer]:
     layers = result.get("layers") or {}
     found = [name for name in STATIC_LAYERS if name in layers and (layers[name]["errors"] or layers[name]["warnings"])]
     if Layer.TESTS in layers and (layers[Layer.TESTS]["failed"] or result.get("passes") is False):
@@ -200,7 +201,7 @@ def page_data(run: Run, others: list[Run] | tuple[Run, ...] = ()) -> dict:
     """Everything the page shows, as JSON-able data: the summary, the funnel and per-task table, every answer's
     view, and each other run compared with this one (this run minus that one) when there are others."""
     tasks = task_rows(run.results)
-    data = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
+    data: dict[str, Any] = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
             "tasks": tasks, "funnel": funnel(run.results), "rule_docs": rule_docs(),
             "denominators": DENOMINATORS, "has_texts": bool(run.texts), "prompts": run.prompts,
             "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}

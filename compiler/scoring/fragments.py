@@ -17,9 +17,7 @@ from dataclasses import dataclass
 
 from lark.exceptions import LarkError
 
-from kite.syntax import layout as layout_pass
-from kite.syntax import leaks
-from kite.syntax import nodes as n
+from kite.syntax import layout as layout_pass, leaks, nodes as n
 from kite.syntax.nodes import Module
 from kite.syntax.parser import KiteSyntaxError, parse_module
 
@@ -58,7 +56,7 @@ def parsed(text: str) -> Module | None:
         module = parse_module("\n".join(layout.lines))
     except (LarkError, KiteSyntaxError, RecursionError):
         return None
-    return module if module is not None and module.name else None
+    return module if module.name else None
 
 
 def own_code(module: Module, module_line_written: bool) -> Module:

@@ -121,6 +121,7 @@ class Reader:
         if line.problem is not None:
             return ungradable(number, None, None, *line.problem)
         document = line.document
+        assert document is not None  # a line without a problem is a JSON object
         answer_id = dotted(document, options.id_field) if options.id_field else None
         # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
         if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
@@ -143,7 +144,7 @@ class Reader:
         if not isinstance(answer, str):
             return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
         if fmt is None:
-            named = dotted(document, options.format_field)
+            named = dotted(document, options.format_field or "")
             return ungradable(number, answer_id, task_id, "bad format", f"format {named!r} is not one of {', '.join(formats.FORMATS)}")
         model_score = None
         if options.model_score_field:

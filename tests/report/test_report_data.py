@@ -191,9 +191,9 @@ def test_the_per_task_table_counts_only_kite_answers_and_ungraded_lines():
     json_item = {"schema": 1, "line": 3, "id": None, "task": "t", "graded": True, "problem": None, "format": "json",
                  "score": 0.0, "valid": False, "reasons": ["not JSON"], "diagnostics": [], "model_score": None, "final_score": None}
     broken = {"schema": 1, "line": 4, "id": None, "task": "t", "graded": False, "problem": {"kind": "missing field", "message": "m"}}
-    [row] = task_rows(kite + [json_item, broken])
+    [row] = task_rows([*kite, json_item, broken])
     assert row["answers"] == 3 and (row["passes"]["count"], row["passes"]["of"]) == (1, 3)
-    assert summarize(kite + [json_item, broken])["rates"]["passes"]["of"] == 3  # the headline's denominator too
+    assert summarize([*kite, json_item, broken])["rates"]["passes"]["of"] == 3  # the headline's denominator too
 
 
 def test_the_funnel_counts_each_step_over_the_step_before():

@@ -110,8 +110,8 @@ def test_applicability_per_block_of_several_ignores_the_wrappers_too():
 
 
 def test_the_scoring_doc_lists_every_rule_with_whether_it_judges_fragments():
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     doc = (Path(__file__).parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\s*\| (KT\d{3}) \|[^|]*\| (yes|no) \|$", doc, re.MULTILINE))
