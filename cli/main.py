@@ -56,10 +56,16 @@ def main(debug):
     """Kite: check, test and build Kite programs through four layers (Kite, C# compiler, .NET analyzers, tests)."""
 
 
+FORMAT_HELP = {"text": "for people", "full": "each diagnostic with its source line and carets under it",
+               "json": "one document for scripts (docs/cli.md)", "sarif": "SARIF 2.1.0", "junit": "JUnit XML",
+               "github": "GitHub Actions annotations"}
+
+
 def format_option(command: str):
-    return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
-                        help="text: for people. full: each diagnostic with its source line and carets under it. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
-                             "junit: JUnit XML. github: GitHub Actions annotations.")
+    """--format with the formats that can print this command, and help that names only those."""
+    accepted = emitters.formats_for(command)
+    return click.option("--format", "output_format", type=click.Choice(accepted), default="text", show_default=True,
+                        help=" ".join(f"{name}: {FORMAT_HELP[name]}." for name in accepted))
 
 
 def graded(session, sources, action) -> list:
@@ -244,7 +250,8 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
 @click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
 @click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
 @click.option("--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
-              help="Results, one JSON line per answer, flushed as written; the summary goes beside it (.summary.json).")
+              help="Results, one JSON line per answer, flushed as written; the summary goes beside it "
+                   "(results.jsonl: results.summary.json).")
 @click.option("--resume", is_flag=True, help="Keep the results already in --out and grade only the answers missing there.")
 @click.option("--format-field", help="Dotted path to each answer's format: kite (default), csharp, json, python or regex.")
 @click.option("--model-score-field", help="Dotted path to a model's 0-10 score: the final score is its average with ours.")

@@ -182,3 +182,15 @@ def test_a_c_sharp_message_names_a_local_as_the_program_wrote_it_never_as_the_ge
         (8, "CS0219", "The variable 'a__b' is assigned but its value is never used"),
         (9, "CS0219", "The variable '_' is assigned but its value is never used"),
     ], said
+
+
+def test_a_use_of_a_namespace_always_in_scope_is_no_compiler_warning(checker, tmp_path):
+    """LANGUAGE.md §2: System, System.Linq and System.Collections.Generic are always in scope; writing `use` for one
+    is redundant, never the C# compiler's CS0105 about a using the generated file already has."""
+    program = tmp_path / "redundant.kite"
+    program.write_text("module Redundant\n\nuse System.Linq\nuse System.Collections.Generic\nuse System\n\n"
+                       "fn total(xs: list<int>) -> int\n    return xs.Sum()\n", encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(program)])]
+    result = checker.check(unit)
+    assert [d.render() for d in result.diagnostics] == []
+    assert result.layers_run == ("kite", "compiler", "analyzers")

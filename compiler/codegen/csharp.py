@@ -159,6 +159,10 @@ def module_type_name(module: n.Module) -> str:
     return f"{PROGRAM_NAMESPACE}.{module_class(module)}"
 
 
+# The .NET namespaces every Kite file has in scope (LANGUAGE.md §2).
+ALWAYS_IN_SCOPE = ("System", "System.Collections.Generic", "System.Linq")
+
+
 class _Writer:
     def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
         self.module = module
@@ -202,10 +206,10 @@ class _Writer:
         self.hidden()
         self.emit(f"extern alias {standard_library.CSHARP_ALIAS};")
         self.emit("#nullable enable")
-        for namespace in ("System", "System.Collections.Generic", "System.Linq"):
+        for namespace in ALWAYS_IN_SCOPE:
             self.emit(f"using global::{namespace};")
         for item in module.items:
-            if isinstance(item, n.Use):
+            if isinstance(item, n.Use) and item.path not in ALWAYS_IN_SCOPE:  # a `use` of one is redundant, not C#'s CS0105
                 self.at(item)
                 self.emit(f"using {item.path};")
         # The program's names live in a namespace of their own that no program can spell: a `type System` or `module

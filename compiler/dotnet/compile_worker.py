@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import select
@@ -30,12 +29,11 @@ import time
 from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
 from kite.source import not_unicode
-from kite.spawn import piped, spawn
+from kite.spawn import die_with_parent, piped, spawn
 from kite.text_formats import json_problem, python_problem, python_regex_problem
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
-PR_SET_PDEATHSIG = 1
 # Compiled once before the child says it is ready, so the JIT's first pass over the binder and the analyzers is not
 # charged to the first answer's budget.
 WARM_UP = (
@@ -173,13 +171,6 @@ def shared_worker() -> CompileWorker:
 # ---- the child
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """A kite killed mid-compile must not leave its compile running: the kernel kills this process with its parent."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-
 def _serve(replies) -> None:
     from kite.dotnet.roslyn import RoslynService
     from kite.dotnet.stdlib import compile_stdlib
@@ -228,7 +219,7 @@ def _send(replies, message: dict) -> None:
 
 
 def main() -> None:
-    _die_with_parent(int(sys.argv[1]))
+    die_with_parent(int(sys.argv[1]))  # a kite killed mid-compile must not leave its compile running
     # Replies get their own copy of stdout; whatever else writes to fd 1 (.NET, a library) goes to stderr.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

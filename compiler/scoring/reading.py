@@ -3,6 +3,7 @@ that cannot be graded (a broken line, a missing field, an unknown task or format
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
 import json
@@ -43,11 +44,14 @@ SKIP_CHUNK = 1 << 20
 
 def run_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of every line that is not blank, read as a stream. A line over `max_line_bytes` is never
-    held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long)."""
+    held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long). A BOM before the
+    first line is dropped, as it is from a .kite file."""
     with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
         number = 0
         while raw := run.readline(max_line_bytes + 2):  # the content, one byte over, and a line end
             number += 1
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
             if len(raw.rstrip(b"\r\n")) > max_line_bytes:
                 raw = raw[: max_line_bytes + 1]
                 while not raw.endswith(b"\n") and (rest := run.readline(SKIP_CHUNK)):  # the rest, read and dropped
@@ -79,11 +83,21 @@ def parse_line(number: int, raw: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_B
     return Line(number, document, None)
 
 
+def line_format(document: dict, options: ScoreOptions) -> str | None:
+    """The format a line names, in lower case: kite when it names none; None when what it names is no format."""
+    if not options.format_field:
+        return "kite"
+    fmt = dotted(document, options.format_field)
+    if fmt is MISSING:
+        return "kite"
+    return fmt.lower() if isinstance(fmt, str) and fmt.lower() in formats.FORMATS else None
+
+
 def task_ids_named(options: ScoreOptions) -> set[str]:
     named = set()
     for number, raw in run_lines(options.run, options.max_line_bytes):
         line = parse_line(number, raw, options.max_line_bytes)
-        if line.document is not None:
+        if line.document is not None and line_format(line.document, options) == "kite":  # other formats need no task
             task_id = dotted(line.document, options.task_field)
             if isinstance(task_id, str) and valid_task_id(task_id):
                 named.add(task_id)
@@ -122,12 +136,17 @@ class Reader:
         if line.problem is not None:
             return ungradable(number, None, None, *line.problem)
         document = line.document
+        assert document is not None  # a line without a problem is a JSON object
         answer_id = dotted(document, options.id_field) if options.id_field else None
         # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
         if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
             return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
+        fmt = line_format(document, options)
         task = task_id = None
-        if self.tasks is not None:
+        if self.tasks is not None and fmt != "kite":  # graded by its format (or not a format): a task id only labels it
+            found = dotted(document, options.task_field)
+            task_id = found if isinstance(found, str) else None
+        elif self.tasks is not None:
             task_id = dotted(document, options.task_field)
             if not isinstance(task_id, str):
                 return ungradable(number, answer_id, None, "missing field", f"no task id (a string) at {options.task_field!r}")
@@ -142,20 +161,16 @@ class Reader:
         refused = not_unicode(options.answer_field, answer)
         if refused is not None:  # JSON can write what no UTF-8 text holds
             return ungradable(number, answer_id, task_id, "not unicode", str(refused))
-        fmt = "kite"
-        if options.format_field:
-            fmt = dotted(document, options.format_field)
-            fmt = "kite" if fmt is MISSING else fmt
-            if not isinstance(fmt, str) or fmt.lower() not in formats.FORMATS:
-                return ungradable(number, answer_id, task_id, "bad format", f"format {fmt!r} is not one of {', '.join(formats.FORMATS)}")
-            fmt = fmt.lower()
+        if fmt is None:
+            named = dotted(document, options.format_field or "")
+            return ungradable(number, answer_id, task_id, "bad format", f"format {named!r} is not one of {', '.join(formats.FORMATS)}")
         model_score = None
         if options.model_score_field:
             model_score = dotted(document, options.model_score_field)
             if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
                 return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
             model_score = float(model_score)
-        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score, task_id)
 
 
 def json_type(value) -> str:

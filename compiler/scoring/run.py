@@ -111,7 +111,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         def finish(key: str, verdict: dict | None, fault: str = "") -> None:
             for prepared in waiting.pop(key):
                 if fault:
-                    write(ungradable(prepared.line, prepared.answer_id, prepared.task.id if prepared.task else None, "grader fault", fault))
+                    write(ungradable(prepared.line, prepared.answer_id, prepared.task_id, "grader fault", fault))
                 else:
                     write(assemble(prepared, verdict, options.reveal))
 
@@ -161,8 +161,10 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     collect(first_done(executor, list(pending)))
             while pending:
                 collect(first_done(executor, list(pending)))
+            # Written as soon as the last result is: stopping the workers (their sessions, compile and test
+            # processes) can take seconds, and nothing the summary says depends on it.
+            summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
+            summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         finally:
             executor.shutdown()
-    summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
-    summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary
