@@ -31,7 +31,7 @@ def _stdin(name: str) -> bytes:
 
 
 @click.command(name="fmt")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change, exit 1 if any would.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print what would change as a unified diff, exit 1 if anything would.")
 @click.option("--stdin-filename", help="With `-`: the name that messages give the text read from stdin.")
@@ -54,8 +54,12 @@ def fmt(paths, check_only, show_diff, stdin_filename):
     elif stdin_filename:
         raise UnusableInput("--stdin-filename goes with - (stdin)")
     else:
-        files = [str(path) for path in kite_files(paths)]
+        problems: list = []
+        files = [str(path) for path in kite_files(paths or ["."], problems)]
     saw: set[str] = set()  # what went wrong, for exit_code
+    for problem in problems if "-" not in paths else ():
+        click.echo(f"kite: error: {visible(problem.problem)}", err=True)
+        saw.add("unusable")
     changed, unchanged = 0, 0
     for number, name in enumerate(files, start=1):
         if len(files) > 1 and sys.stderr.isatty():

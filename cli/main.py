@@ -49,7 +49,7 @@ def print_version(ctx, _param, value):
     ctx.exit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="kite", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
               help="Show the versions of kite, Python, .NET, Roslyn and the analyzers, and exit.")
 @click.option("--debug", is_flag=True, help="Print the traceback of an internal error (JSON output always carries it).")
@@ -94,7 +94,7 @@ def units_exit_code(reports, failed) -> int:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--layer", type=click.Choice(["kite", "all"]), default="all", show_default=True,
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
@@ -119,7 +119,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
         raise UnusableInput("--new-only and --state go together")
     if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
         raise UnusableInput(f"--new-only prints text or json, not {output_format}")
-    sources = find_units(list(paths))
+    sources = find_units(list(paths) or ["."])
     if apply_fixes:
         from kite.cli.fixes import fix_units
 
@@ -138,7 +138,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
 
 
 @main.command()
-@click.argument("path", type=click.Path())
+@click.argument("path", type=click.Path(readable=False))
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("prose")), default="text", show_default=True,
               help="text: a line per phrase found. json: one document for scripts (docs/scoring.md).")
 @guarded
@@ -158,7 +158,7 @@ def prose(path, output_format):
 
 
 @main.command()
-@click.argument("program", type=click.Path())
+@click.argument("program", type=click.Path(readable=False))
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
@@ -186,8 +186,8 @@ def build(program, output, compile_timeout):
 
 
 @main.command(name="test")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--tests", "test_paths", multiple=True, type=click.Path(),
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option("--tests", "test_paths", multiple=True, type=click.Path(readable=False),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
                    "given, only these tests decide; the program's own tests are run and reported apart.")
 @timeout_option
@@ -210,7 +210,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
     from kite.session import Session, UnitReport
     from kite.testing.worker import Limits
 
-    sources = find_units(list(paths))
+    sources = find_units(list(paths) or ["."])
     hidden = [str(path) for path in kite_files(test_paths)]
     if hidden:
         if len(sources) != 1:
@@ -235,9 +235,9 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 
 
 @main.command()
-@click.argument("run", type=click.Path())
+@click.argument("run", type=click.Path(readable=False))
 @click.option("--field", required=True, help="Dotted path to the answer's text in each JSON line (a.b.0.c).")
-@click.option("--tasks", "tasks_dir", type=click.Path(), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
+@click.option("--tasks", "tasks_dir", type=click.Path(readable=False), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
               "tests, TASKS/<task_id>/task.toml may name the module. Without it only the static layers run.")
 @click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
 @click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
@@ -290,7 +290,7 @@ context_option = click.option(
 
 @main.command()
 @click.argument("pattern")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @context_option
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
               help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
@@ -311,7 +311,7 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
 
 @main.command()
 @click.argument("pattern", required=False)
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
 @click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
               help="Where the plan is written.")

@@ -29,7 +29,7 @@ def tasks():
 
 
 @tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @tasks_format_option("tasks_check")
 @timeout_option  # a task's task.toml time_limit wins
 @compile_timeout_option
@@ -53,7 +53,7 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
 
 
 @tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @click.option("--min-score", type=click.FloatRange(min=0, max=1), help="Fail (exit 1) when a task's mutation score is below this.")
 @click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
               help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
@@ -91,7 +91,7 @@ def mutate(tasks_dir, min_score, max_mutants, seed, max_inputs, budget, output_f
 
 
 @tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @click.option("--seed", type=int, default=0, show_default=True, help="Chooses the generated inputs and the sample of mutants.")
 @max_inputs_option
 @click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,

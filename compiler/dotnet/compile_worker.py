@@ -29,6 +29,7 @@ from kite.spawn import spawn
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
+WAIT_SLICE_SECONDS = 0.2  # a reply is waited for in slices, so an interrupt (Ctrl-C, a cancelled request) comes soon
 PR_SET_PDEATHSIG = 1
 # Compiled once before the child says it is ready, so the JIT's first pass over the binder and the analyzers is not
 # charged to the first answer's budget.
@@ -98,20 +99,26 @@ class CompileWorker:
         except CompileTimeout:
             self.stop()
             raise ToolchainError(f"the C# compiler did not start within {BOOT_TIMEOUT_SECONDS} s") from None
+        except KeyboardInterrupt:
+            self.stop()
+            raise
         self._stdlib_image = base64.b64decode(ready["stdlib"])
 
     def _request(self, request: dict, timeout: float) -> dict:
         with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
-            if self.process is None:
-                self._start()
             try:
-                self.process.stdin.write(json.dumps(request).encode() + b"\n")
-                self.process.stdin.flush()
-            except BrokenPipeError:
-                self._died()
-            try:
+                if self.process is None:
+                    self._start()
+                try:
+                    self.process.stdin.write(json.dumps(request).encode() + b"\n")
+                    self.process.stdin.flush()
+                except BrokenPipeError:
+                    self._died()
                 return self._reply(time.monotonic() + timeout)
             except CompileTimeout:
+                self.stop()
+                raise
+            except KeyboardInterrupt:  # abandoned half-way: the child's next reply would be this request's
                 self.stop()
                 raise
 
@@ -120,8 +127,10 @@ class CompileWorker:
         end = self._pending.find(b"\n")
         while end < 0:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise CompileTimeout()
+            if not select.select([fd], [], [], min(remaining, WAIT_SLICE_SECONDS))[0]:
+                continue
             chunk = os.read(fd, READ_CHUNK)
             if not chunk:
                 self._died()
