@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import sys
+import traceback
 
 import click
 
@@ -33,8 +35,19 @@ def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = 
     return EXIT_INTERNAL if internal else EXIT_UNUSABLE if unusable else EXIT_FAILED if failed else 0
 
 
+# What the machine refuses a write with: the user's to fix (free space, a writable folder), not a bug in kite.
+UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
+
+
+def debugging() -> bool:
+    """`kite --debug`: internal errors come with their traceback."""
+    context = click.get_current_context(silent=True)
+    return bool(context and context.find_root().params.get("debug"))
+
+
 def guarded(command):
-    """One line, never a traceback: unusable input and toolchain problems exit 2."""
+    """One line, never a traceback (unless --debug): unusable input, toolchain problems and a file system that
+    refuses a write exit 2."""
 
     @functools.wraps(command)
     def run(*args, **kwargs):
@@ -46,8 +59,19 @@ def guarded(command):
         except KeyboardInterrupt:
             click.echo("kite: interrupted", err=True)
             sys.exit(130)
+        except OSError as error:
+            if error.errno not in UNWRITABLE:
+                internal(error)
+            click.echo(f"kite: error: {error.filename or 'a file'}: cannot write ({error.strerror})", err=True)
+            sys.exit(EXIT_UNUSABLE)
         except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
-            click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
-            sys.exit(EXIT_INTERNAL)
+            internal(error)
 
     return run
+
+
+def internal(error: Exception):
+    click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
+    if debugging():
+        click.echo("".join(traceback.format_exception(error)).rstrip("\n"), err=True)
+    sys.exit(EXIT_INTERNAL)

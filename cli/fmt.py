@@ -5,12 +5,13 @@ from __future__ import annotations
 import difflib
 import os
 import sys
+import traceback
 from pathlib import Path
 
 import click
 
 from kite.atomic import write_atomically
-from kite.cli.common import exit_code, guarded
+from kite.cli.common import debugging, exit_code, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
 
@@ -77,6 +78,8 @@ def fmt(paths, check_only, show_diff, stdin_filename):
             continue
         except Exception as error:  # a bug in kite: this file stays as it was, the others are still formatted
             click.echo(f"kite: internal error: {visible(name)}: {type(error).__name__}: {error}", err=True)
+            if debugging():
+                click.echo("".join(traceback.format_exception(error)).rstrip("\n"), err=True)
             saw.add("internal")
             continue
         if formatted == data:

@@ -13,7 +13,7 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, debugging, exit_code, guarded, timeout_option
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -73,7 +73,7 @@ def graded(session, sources, action) -> list:
         if report.problem is not None:
             label = "error" if report.problem.kind == "unusable" else "internal error"
             click.echo(f"kite: {label}: {visible(report.problem.message)}", err=True)
-            if report.problem.traceback and click.get_current_context().find_root().params.get("debug"):
+            if report.problem.traceback and debugging():
                 click.echo(report.problem.traceback, err=True)
         reports.append(report)
     return reports

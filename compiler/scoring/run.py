@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
 from kite.scoring.cache import VerdictCache, ran_out_of_time, toolchain_fingerprint
 from kite.scoring.executors import ANSWERS_IN_FLIGHT, DaskExecutor, InlineExecutor, SessionSettings, first_done, judge_in_worker
@@ -154,5 +155,6 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         finally:
             executor.shutdown()
     summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
-    summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    # Whole or not at all: a full disk must not leave an empty summary beside the results.
+    write_atomically(summary_path(options.out), (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode())
     return summary
