@@ -98,6 +98,7 @@ def small_file_system(options: str):
         folder.rmdir()
 
 
+@pytest.mark.dotnet
 def test_build_into_a_read_only_folder_is_one_line_and_exit_2():
     with small_file_system("ro,size=64k") as folder:
         result = run_kite(["build", str(REPO / "samples/hello.kite"), "-o", str(folder / "out")], REPO)
@@ -106,6 +107,7 @@ def test_build_into_a_read_only_folder_is_one_line_and_exit_2():
         assert list(folder.iterdir()) == []
 
 
+@pytest.mark.dotnet
 def test_score_on_a_full_disk_is_one_line_and_exit_2_with_no_empty_summary(tmp_path):
     run = tmp_path / "run.jsonl"
     run.write_text('{"text": "```kite\\nmodule A\\n\\nfn f() -> int\\n    return 1\\n```"}\n')
