@@ -44,7 +44,7 @@ WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
 SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats missed before the server counts as hung
-TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", 5))  # waiting behind another shell's command, then in-process
+TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", "5"))  # waiting behind another shell's command, then in-process
 
 
 def server_key() -> str:
@@ -71,7 +71,7 @@ def socket_path() -> Path:
 
 def locked(name: str, blocking: bool):
     """An exclusive lock on a file of the server's folder, held while the returned file is open (None: not got)."""
-    handle = open(server_folder() / name, "a")
+    handle = open(server_folder() / name, "a")  # noqa: SIM115 (held open for as long as the lock is)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
     except BlockingIOError:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import REPO
 from kite import diagnostics as diag
 from kite.cli.emitters import github, sarif
@@ -81,7 +80,7 @@ def github_decode(value: str) -> str:
 def test_github_properties_are_escaped_as_github_decodes_them(name):
     line = github.check(reports_for(name)).splitlines()[0]
     assert line.startswith("::error ") and "\n" not in line and "\r" not in line
-    properties, message = line.removeprefix("::error ").split("::", 1)
+    properties, _message = line.removeprefix("::error ").split("::", 1)
     fields = dict(part.split("=", 1) for part in properties.split(","))
     from kite.display import visible
 
