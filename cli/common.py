@@ -24,6 +24,26 @@ compile_timeout_option = click.option(
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
 )
 
+class OutputOption(click.Option):
+    """`-o/--output`, every command's one spelling of the file it writes; older spellings (`--out`, `--plan`) still
+    work and are left out of --help."""
+
+    def __init__(self, *args, old_spellings: tuple[str, ...] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.old_spellings = old_spellings
+
+    def get_help_record(self, ctx):
+        shown, self.opts = self.opts, [name for name in self.opts if name not in self.old_spellings]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def output_option(destination: str, *old_spellings: str, **kwargs):
+    return click.option("-o", "--output", *old_spellings, destination, cls=OutputOption, old_spellings=old_spellings, **kwargs)
+
+
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3

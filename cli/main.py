@@ -13,7 +13,7 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, debugging, exit_code, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, debugging, exit_code, guarded, output_option, timeout_option
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -159,8 +159,8 @@ def prose(path, output_format):
 
 @main.command()
 @click.argument("program", type=click.Path(readable=False))
-@click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
-              help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@output_option("output", type=click.Path(file_okay=False), required=True,
+               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
 @compile_timeout_option
 @no_server_option
 @guarded
@@ -241,9 +241,9 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
               "tests, TASKS/<task_id>/task.toml may name the module. Without it only the static layers run.")
 @click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
 @click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
-@click.option("--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
-              help="Results, one JSON line per answer, flushed as written; the summary goes beside it (.summary.json).")
-@click.option("--resume", is_flag=True, help="Keep the results already in --out and grade only the answers missing there.")
+@output_option("out", "--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
+               help="Results, one JSON line per answer, flushed as written; the summary goes beside it (.summary.json).")
+@click.option("--resume", is_flag=True, help="Keep the results already in --output and grade only the answers missing there.")
 @click.option("--format-field", help="Dotted path to each answer's format: kite (default), csharp, json, python or regex.")
 @click.option("--model-score-field", help="Dotted path to a model's 0-10 score: the final score is its average with ours.")
 @click.option("--regex-flavor", type=click.Choice(["dotnet", "python"]), default="dotnet", show_default=True,
@@ -261,7 +261,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
           dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
-    """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
+    """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --output and
     a summary beside it, and print the rates.
 
     Exit 0 when every answer got a result (failing answers are results too), 2 for unusable input (a missing task
@@ -313,8 +313,8 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
 @click.argument("pattern", required=False)
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
-@click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
-              help="Where the plan is written.")
+@output_option("plan_path", "--plan", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+               help="Where the plan is written.")
 @click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
               help="Write the files of this plan: all of them, or none when any changed since it was made.")
 @click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")

@@ -144,3 +144,16 @@ def test_debug_prints_the_traceback_of_an_internal_error_on_every_command(batch,
     debugged = run_kite(["--debug", *command], batch)
     assert debugged.exit_code == 3 and "Traceback (most recent call last)" in debugged.stderr
     assert debugged.stderr.count("RuntimeError: a bug in kite") == 2  # the one line, then the traceback's last
+
+
+@pytest.mark.parametrize("spelling", ["-o", "--output", "--plan"])
+def test_every_command_writes_its_file_with_o_output_and_old_spellings_still_work(batch, spelling):
+    result = run_kite(["rewrite", "len($X)", "--to", "count($X)", "good.kite", spelling, "the.plan.json"], batch)
+    assert result.exit_code == 0 and (batch / "the.plan.json").exists()
+
+
+@pytest.mark.parametrize("command, old", [(["rewrite"], "--plan"), (["score"], "--out"), (["build"], None), (["report"], None)])
+def test_help_shows_o_output_and_hides_the_old_spellings(command, old):
+    shown = run_kite([*command, "--help"], REPO).output
+    assert "-o, --output" in shown
+    assert old is None or old not in shown.replace("--output", "")
