@@ -44,6 +44,11 @@ def output_option(destination: str, *old_spellings: str, **kwargs):
     return click.option("-o", "--output", *old_spellings, destination, cls=OutputOption, old_spellings=old_spellings, **kwargs)
 
 
+def examples(*lines: str) -> str:
+    """A command's --help ends with these (click's epilog; \\b keeps the lines as written)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3

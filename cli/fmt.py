@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from kite.atomic import write_atomically
-from kite.cli.common import debugging, exit_code, guarded
+from kite.cli.common import debugging, examples, exit_code, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
 
@@ -31,7 +31,7 @@ def _stdin(name: str) -> bytes:
     return data
 
 
-@click.command(name="fmt")
+@click.command(name="fmt", epilog=examples('kite fmt', 'kite fmt --check src/', 'kite fmt - --stdin-filename x.kite < x.kite'))
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change, exit 1 if any would.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print what would change as a unified diff, exit 1 if anything would.")

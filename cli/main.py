@@ -13,7 +13,8 @@ import click
 from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, debugging, exit_code, guarded, output_option, timeout_option
+from kite.cli.common import (budget_option, compile_timeout_option, debugging, examples, exit_code, guarded, output_option,
+                             timeout_option)
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -49,7 +50,7 @@ def print_version(ctx, _param, value):
     ctx.exit(0)
 
 
-@click.group(name="kite", context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="kite", context_settings={"help_option_names": ["-h", "--help"]}, epilog=examples('kite check samples/', 'kite test samples/word_count.kite', 'kite new hello && kite run hello/hello.kite'))
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
               help="Show the versions of kite, Python, .NET, Roslyn and the analyzers, and exit.")
 @click.option("--debug", is_flag=True, help="Print the traceback of an internal error (JSON output always carries it).")
@@ -57,10 +58,18 @@ def main(debug):
     """Kite: check, test and build Kite programs through four layers (Kite, C# compiler, .NET analyzers, tests)."""
 
 
+# What each format is, for --help; a command lists only those it accepts.
+FORMAT_HELP = {
+    "text": "for people", "full": "each diagnostic with its source line and carets under it",
+    "json": "one document for scripts (docs/cli.md)", "sarif": "SARIF 2.1.0 for code scanning", "junit": "JUnit XML",
+    "github": "GitHub Actions annotations",
+}
+
+
 def format_option(command: str):
-    return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
-                        help="text: for people. full: each diagnostic with its source line and carets under it. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
-                             "junit: JUnit XML. github: GitHub Actions annotations.")
+    accepted = emitters.formats_for(command)
+    return click.option("--format", "output_format", type=click.Choice(accepted), default="text", show_default=True,
+                        help=" ".join(f"{name}: {FORMAT_HELP.get(name, 'see docs/cli.md')}." for name in accepted))
 
 
 def graded(session, sources, action) -> list:
@@ -93,7 +102,7 @@ def units_exit_code(reports, failed) -> int:
     )
 
 
-@main.command()
+@main.command(epilog=examples('kite check samples/', 'kite check --format sarif src/ > kite.sarif', 'kite check --layer kite --new-only --state agent.json edited.kite'))
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--layer", type=click.Choice(["kite", "all"]), default="all", show_default=True,
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
@@ -137,7 +146,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
     sys.exit(units_exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
 
-@main.command()
+@main.command(epilog=examples('kite prose answer.md', 'kite prose --format json answer.md'))
 @click.argument("path", type=click.Path(readable=False))
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("prose")), default="text", show_default=True,
               help="text: a line per phrase found. json: one document for scripts (docs/scoring.md).")
@@ -157,7 +166,7 @@ def prose(path, output_format):
     sys.exit(exit_code(failed=bool(report.hits)))
 
 
-@main.command()
+@main.command(epilog=examples('kite build hello.kite -o out/   # then: dotnet out/Hello.dll', 'kite build hello.kite --output out/ --compile-timeout 60'))
 @click.argument("program", type=click.Path(readable=False))
 @output_option("output", type=click.Path(file_okay=False), required=True,
                help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
@@ -166,17 +175,7 @@ def prose(path, output_format):
 @guarded
 def build(program, output, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
-    from pathlib import Path
-
-    from kite.pipeline import UnitSource
-    from kite.session import Session, UnitReport
-
-    def build_unit(unit):
-        built = session.build(unit, Path(output))
-        return UnitReport(unit.program.path, check=built.result, built=built.assembly)
-
-    with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, [UnitSource(program)], build_unit)
+    reports = built(program, output, compile_timeout)
     [report] = reports
     if report.check is not None:
         click.echo(emitters.emitter("text").check(reports))
@@ -185,7 +184,66 @@ def build(program, output, compile_timeout):
     sys.exit(units_exit_code(reports, lambda report: report.built is None))
 
 
-@main.command(name="test")
+def built(program: str, output: str, compile_timeout: float) -> list:
+    """PROGRAM built into OUTPUT: its one report (what the layers found, the assembly or the problem)."""
+    from pathlib import Path
+
+    from kite.pipeline import UnitSource
+    from kite.session import Session, UnitReport
+
+    def build_unit(unit):
+        done = session.build(unit, Path(output))
+        return UnitReport(unit.program.path, check=done.result, built=done.assembly)
+
+    with Session(compile_timeout=compile_timeout) as session:
+        return graded(session, [UnitSource(program)], build_unit)
+
+
+@main.command(name="run", context_settings={"ignore_unknown_options": True},
+              epilog=examples("kite run hello.kite", "kite run hello.kite -- first second"))
+@click.argument("program", type=click.Path(readable=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@compile_timeout_option
+@guarded
+def run_program(program, args, compile_timeout):
+    """Build PROGRAM and run it (entering at fn main) with ARGS after `--`, as `kite build` then `dotnet` would.
+
+    stdin, stdout and stderr are the program's; kite's own lines (diagnostics, problems) go to stderr. Exit with the
+    program's exit code, or before it runs: 1 when it does not compile, 2 for unusable input, 3 for a bug in kite."""
+    import subprocess
+    import tempfile
+
+    from kite.dotnet.packages import dotnet_executable
+
+    with tempfile.TemporaryDirectory(prefix="kite-run-") as folder:
+        reports = built(program, folder, compile_timeout)
+        [report] = reports
+        if report.check is not None and (report.built is None or report.check.diagnostics):
+            click.echo(emitters.emitter("text").check(reports), err=True)
+        if report.built is None:
+            sys.exit(units_exit_code(reports, lambda report: True))
+        code = subprocess.run([dotnet_executable(), str(report.built), *args], check=False).returncode
+    sys.exit(code if code >= 0 else 128 - code)  # killed by a signal: as a shell reports it
+
+
+@main.command(epilog=examples("kite new hello && kite run hello/hello.kite", "kite new gcd --task && kite tasks check ."))
+@click.argument("name")
+@click.option("--task", is_flag=True, help="A task folder (prompt.md, solution.kite, solution.test.kite, task.toml; "
+              "docs/tasks.md) instead of a program.")
+@guarded
+def new(name, task):
+    """Make the folder NAME with a program you can run at once (NAME.kite with fn main), its tests (NAME.test.kite)
+    and a README line; with --task, a task folder instead. Never writes over anything: exit 2 when NAME exists."""
+    from pathlib import Path
+
+    from kite.scaffold import scaffold
+
+    for path in scaffold(name, Path(), task=task):
+        click.echo(f"created {visible(str(path))}")
+    click.echo(f"next: cd {visible(name)} && " + ("kite tasks check .." if task else f"kite run {visible(name)}.kite && kite test"))
+
+
+@main.command(name="test", epilog=examples('kite test samples/word_count.kite', 'kite test solution.kite --tests hidden/ --format junit > results.xml'))
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--tests", "test_paths", multiple=True, type=click.Path(readable=False),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
@@ -234,7 +292,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
     sys.exit(units_exit_code(reports, lambda report: not report.tests.passes))
 
 
-@main.command()
+@main.command(epilog=examples('kite score run.jsonl --field response.text --tasks tasks/ -o results.jsonl', 'kite score run.jsonl --field text --jobs 2 --resume'))
 @click.argument("run", type=click.Path(readable=False))
 @click.option("--field", required=True, help="Dotted path to the answer's text in each JSON line (a.b.0.c).")
 @click.option("--tasks", "tasks_dir", type=click.Path(readable=False), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
@@ -288,7 +346,7 @@ context_option = click.option(
     help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
 
 
-@main.command()
+@main.command(epilog=examples("kite find 'print($X)' src/", "kite find --format json 'xs.Where($F).ToList()' ."))
 @click.argument("pattern")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @context_option
@@ -309,7 +367,7 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
     sys.exit(run_find(pattern, list(paths), context, output_format, jobs, cache_dir))
 
 
-@main.command()
+@main.command(epilog=examples("kite rewrite 'len($X) == 0' --to 'is_empty($X)' src/", 'kite rewrite --apply kite-rewrite.plan.json --check'))
 @click.argument("pattern", required=False)
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
@@ -335,7 +393,7 @@ def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, conte
     sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
 
 
-@main.command()
+@main.command(epilog=examples('kite lsp', 'kite lsp --stdio   # as an editor starts it (docs/editors.md)'))
 @click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default, and the only transport).")
 def lsp(stdio):
     """Run the Kite language server over stdio, for editors and agents' edit tools (docs/editors.md).
@@ -347,7 +405,7 @@ def lsp(stdio):
     serve()
 
 
-@main.group()
+@main.group(epilog=examples('kite server status', 'kite server stop'))
 def server():
     """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
 
@@ -362,7 +420,7 @@ def ask_server(op: str) -> dict | None:
         return None
 
 
-@server.command()
+@server.command(epilog=examples('kite server status'))
 @guarded
 def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
@@ -375,7 +433,7 @@ def status():
     click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
 
 
-@server.command()
+@server.command(epilog=examples('kite server stop'))
 @guarded
 def stop():
     """End this user's server for this kite, if it runs."""

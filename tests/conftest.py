@@ -11,6 +11,7 @@ from click.testing import CliRunner
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 ARTICLE = REPO / "tests" / "article"
+MESSAGES = REPO / "tests" / "messages"  # snapshots of the CLI's own messages
 UPDATE_SNAPSHOTS = os.environ.get("KITE_UPDATE_SNAPSHOTS") == "1"
 # Every `kite` a test starts runs in its own process; tests/test_warm_server.py asks for the server explicitly.
 os.environ["KITE_NO_SERVER"] = "1"

@@ -11,9 +11,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ARTICLE, REPO, assert_snapshot, run_kite
+from conftest import ARTICLE, MESSAGES, REPO, assert_snapshot, run_kite
 
-MESSAGES = REPO / "tests" / "messages"
 
 
 @pytest.fixture
