@@ -14,6 +14,7 @@ from kite.atomic import write_atomically
 from kite.cli.common import debugging, examples, exit_code, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
+from kite.progress import say
 
 
 def _diff(path: str, before: bytes, after: bytes) -> str:
@@ -63,8 +64,8 @@ def fmt(paths, check_only, show_diff, stdin_filename):
         saw.add("unusable")
     changed, unchanged = 0, 0
     for number, name in enumerate(files, start=1):
-        if len(files) > 1 and sys.stderr.isatty():
-            click.echo(f"[{number}/{len(files)}] {visible(name)}", err=True)
+        if len(files) > 1:
+            say(f"[{number}/{len(files)}] {visible(name)}")
         try:
             data = _stdin(name) if "-" in paths else read_bytes(name)
             formatted = format_bytes(data, name)

@@ -20,6 +20,7 @@ from kite.cli.report import report
 from kite.cli.tasks import tasks
 from kite.display import visible
 from kite.errors import NoTests, UnusableInput
+from kite.progress import say
 from kite.session import internal_errors
 
 # Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
@@ -76,8 +77,8 @@ def graded(session, sources, action) -> list:
     """Every unit through `action`, with progress on a terminal; a unit's problem is printed as its one line."""
     reports = []
     for number, source in enumerate(sources, start=1):
-        if len(sources) > 1 and sys.stderr.isatty():
-            click.echo(f"[{number}/{len(sources)}] {visible(source.program)}", err=True)
+        if len(sources) > 1:
+            say(f"[{number}/{len(sources)}] {visible(source.program)}")
         report = session.grade(source, action)
         if report.problem is not None:
             label = "error" if report.problem.kind == "unusable" else "internal error"

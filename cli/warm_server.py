@@ -44,6 +44,7 @@ WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
 SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats missed before the server counts as hung
+PROGRESS_PREFIX = b'{"progress":'  # a line of progress (kite.progress) the client's terminal shows
 TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", "5"))  # waiting behind another shell's command, then in-process
 
 
@@ -105,7 +106,10 @@ def request(message: dict, silence: float = SILENCE_SECONDS) -> dict:
             try:
                 connection.sendall(json.dumps(message).encode() + b"\n")
                 line = b"\n"
-                while line == b"\n":  # a heartbeat: alive and working (or waiting its turn)
+                while line == b"\n" or line.startswith(PROGRESS_PREFIX):  # a heartbeat, or progress for the terminal
+                    if line.startswith(PROGRESS_PREFIX):
+                        sys.stderr.write(json.loads(line)["progress"] + "\n")
+                        sys.stderr.flush()
                     line = replies.readline()
             except TimeoutError:
                 kill_peer(connection)
@@ -146,7 +150,7 @@ def spawn_server() -> dict:
 def run_through_server(argv: list[str]) -> int | None:
     """The command's exit code after writing its output, or None when it should run in-process (no server could be
     reached or started: the command then runs here, as with --no-server)."""
-    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}
+    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "tty": sys.stderr.isatty()}
     for attempt in range(2):
         try:
             reply = request(message)
@@ -207,14 +211,15 @@ def answer(connection: socket.socket, one_command: threading.Lock, status: dict,
         connection.settimeout(None)
         with connection.makefile("rb") as requests:
             message = json.loads(requests.readline() or b"{}")
-        replied, client_gone, running = threading.Event(), threading.Event(), threading.Lock()
+        replied, client_gone, running, sending = threading.Event(), threading.Event(), threading.Lock(), threading.Lock()
         command_thread = threading.get_ident()
         cancellable = [False]
 
         def beat() -> None:
             while not replied.wait(HEARTBEAT_SECONDS):
                 try:
-                    connection.sendall(b"\n")
+                    with sending:
+                        connection.sendall(b"\n")
                 except OSError:
                     client_gone.set()
                     with running:
@@ -226,8 +231,13 @@ def answer(connection: socket.socket, one_command: threading.Lock, status: dict,
         heart = threading.Thread(target=beat, daemon=True)
         heart.start()
         reply: dict | None = dict(status)
+        def progress(line: str) -> None:
+            with sending, contextlib.suppress(OSError):
+                connection.sendall(json.dumps({"progress": line}).encode() + b"\n")
+
         if message.get("op") == "run":
-            reply = run_in_turn(message, one_command, status, running, cancellable, client_gone)
+            with progress_to(progress if message.get("tty") else None):
+                reply = run_in_turn(message, one_command, status, running, cancellable, client_gone)
         replied.set()
         heart.join()
         if reply is not None and not client_gone.is_set():
@@ -235,6 +245,14 @@ def answer(connection: socket.socket, one_command: threading.Lock, status: dict,
                 connection.sendall(json.dumps(reply).encode() + b"\n")
         if message.get("op") == "stop":
             stop.set()
+
+
+def progress_to(send):
+    """kite.progress's lines to the client's terminal while its request runs (none when its stderr is no terminal,
+    as in-process)."""
+    from kite.progress import forwarding
+
+    return forwarding(send) if send is not None else contextlib.nullcontext()
 
 
 def run_in_turn(message: dict, one_command: threading.Lock, status: dict, running: threading.Lock, cancellable: list,

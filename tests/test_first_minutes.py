@@ -3,6 +3,7 @@ one step with the program's exit code, and every --help ends with examples."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -71,3 +72,39 @@ def test_every_help_ends_with_examples_of_that_command(command):
     tail = shown.rsplit("Examples:\n", 1)[-1].splitlines()
     assert "Examples:\n" in shown and tail and all(line.startswith(f"    kite {' '.join(command)}".rstrip()) for line in tail)
     assert shown.startswith(f"Usage: kite {' '.join(command)}".rstrip())
+
+
+def test_the_first_run_says_what_it_does_and_how_long_it_took(tmp_path, monkeypatch):
+    from kite import progress
+    from kite.dotnet import packages
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(packages, "_restore_into", lambda folder, project, layout_file: layout_file.write_text("{}"))
+    monkeypatch.setattr(packages, "_read_layout", lambda folder, layout_file: None)
+    said: list[str] = []
+    with progress.forwarding(said.append):
+        packages.restore()
+        packages.restore()  # restored: nothing more to say
+    assert [re.sub(r"\d+ s$", "N s", line) for line in said] == [
+        "kite: first run: restoring the pinned .NET packages and precompiling Roslyn for this machine (once)",
+        "kite: first run: .NET packages restored and precompiled: took N s",
+    ]
+
+
+def test_the_server_forwards_progress_to_a_terminal_client_only(tmp_path):
+    from test_warm_server import THROUGH_SERVER, own_cache_folder
+
+    cache = own_cache_folder()
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(cache)}
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.kite").write_text(f"module {name.upper()}\n")
+    ask = ("import os, sys; from kite.cli.warm_server import request, start_server; start_server(); "
+           "reply = request({'op': 'run', 'argv': ['check', '--layer', 'kite', 'a.kite', 'b.kite'], 'cwd': os.getcwd(), "
+           "'env': dict(os.environ), 'tty': sys.argv[1] == 'tty'}); print(reply['exit'])")
+    try:
+        terminal = subprocess.run([sys.executable, "-c", ask, "tty"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        script = subprocess.run([sys.executable, "-c", ask, "pipe"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        subprocess.run([sys.executable, "-m", "kite.cli", "server", "stop"], env=env, capture_output=True, timeout=120)
+    assert terminal.stdout == script.stdout == "0\n"
+    assert terminal.stderr == "[1/2] a.kite\n[2/2] b.kite\n" and script.stderr == ""

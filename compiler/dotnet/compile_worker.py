@@ -90,6 +90,9 @@ class CompileWorker:
             self._pending.clear()
 
     def _start(self) -> None:
+        from kite.dotnet.packages import restore
+
+        restore()  # here, not in the child: a first run's progress reaches this process's terminal (kite.progress)
         self.process = spawn(
             [sys.executable, "-m", "kite.dotnet.compile_worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,

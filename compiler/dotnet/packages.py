@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+import time
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 from importlib import resources
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
+from kite.progress import say
 
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
@@ -67,10 +68,10 @@ def restore() -> DotnetPackages:
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not layout_file.exists():
-                if sys.stderr.isatty():  # progress for a person; scripts and editors read stderr too
-                    print("kite: restoring the pinned .NET packages and precompiling Roslyn for this machine (once, about a minute)",
-                          file=sys.stderr)
+                say("kite: first run: restoring the pinned .NET packages and precompiling Roslyn for this machine (once)")
+                started = time.monotonic()
                 _restore_into(folder, project, layout_file)
+                say(f"kite: first run: .NET packages restored and precompiled: took {time.monotonic() - started:.0f} s")
     return _read_layout(folder, layout_file)
 
 
