@@ -10,8 +10,7 @@ import sys
 
 import click
 
-from kite import __version__
-from kite import diagnostics as diag
+from kite import __version__, diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import (budget_option, compile_timeout_option, debugging, examples, exit_code, guarded, output_option,
                              timeout_option)

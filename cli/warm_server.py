@@ -38,12 +38,12 @@ from pathlib import Path
 from kite import __version__
 from kite.own_files import own_files
 
-IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", 900))
+IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", "900"))
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
 WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
-SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats missed before the server counts as hung
+SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", "10"))  # heartbeats missed before the server counts as hung
 PROGRESS_PREFIX = b'{"progress":'  # a line of progress (kite.progress) the client's terminal shows
 TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", "5"))  # waiting behind another shell's command, then in-process
 
@@ -315,7 +315,7 @@ def listen() -> None:
                 return  # its socket was removed or replaced: nobody can reach this server any more
             try:
                 connection, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             thread = threading.Thread(target=answer, args=(connection, one_command, status, stop), daemon=True)
             thread.start()

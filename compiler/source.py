@@ -49,8 +49,7 @@ def wide_encoding(data: bytes) -> str:
 def decode(path: str, data: bytes) -> SourceFile:
     if len(data) > MAX_SOURCE_BYTES:
         raise UnusableInput(f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)")
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+    data = data.removeprefix(codecs.BOM_UTF8)
     encoding = wide_encoding(data)
     if encoding:
         raise UnusableInput(f"{path}: {encoding} text, not UTF-8: Kite reads UTF-8 source (save the file as UTF-8)")
