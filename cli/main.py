@@ -12,8 +12,16 @@ import click
 
 from kite import __version__, diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import (budget_option, compile_timeout_option, debugging, examples, exit_code, guarded, output_option,
-                             timeout_option)
+from kite.cli.common import (
+    budget_option,
+    compile_timeout_option,
+    debugging,
+    examples,
+    exit_code,
+    guarded,
+    output_option,
+    timeout_option,
+)
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks

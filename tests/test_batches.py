@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ARTICLE, MESSAGES, REPO, assert_snapshot, run_kite
 
+from conftest import ARTICLE, MESSAGES, REPO, assert_snapshot, run_kite
 
 
 @pytest.fixture

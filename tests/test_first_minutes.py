@@ -42,7 +42,7 @@ def test_the_new_program_runs_and_passes_and_the_new_task_checks(tmp_path):
 
 
 def kite(args, cwd, **kwargs):
-    return subprocess.run([sys.executable, "-m", "kite.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=600, **kwargs)
+    return subprocess.run([sys.executable, "-m", "kite.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False, **kwargs)
 
 
 def test_run_builds_and_runs_and_exits_with_the_programs_code(tmp_path):
@@ -102,9 +102,9 @@ def test_the_server_forwards_progress_to_a_terminal_client_only(tmp_path):
            "reply = request({'op': 'run', 'argv': ['check', '--layer', 'kite', 'a.kite', 'b.kite'], 'cwd': os.getcwd(), "
            "'env': dict(os.environ), 'tty': sys.argv[1] == 'tty'}); print(reply['exit'])")
     try:
-        terminal = subprocess.run([sys.executable, "-c", ask, "tty"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-        script = subprocess.run([sys.executable, "-c", ask, "pipe"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        terminal = subprocess.run([sys.executable, "-c", ask, "tty"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+        script = subprocess.run([sys.executable, "-c", ask, "pipe"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     finally:
-        subprocess.run([sys.executable, "-m", "kite.cli", "server", "stop"], env=env, capture_output=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "kite.cli", "server", "stop"], env=env, capture_output=True, timeout=120, check=False)
     assert terminal.stdout == script.stdout == "0\n"
     assert terminal.stderr == "[1/2] a.kite\n[2/2] b.kite\n" and script.stderr == ""

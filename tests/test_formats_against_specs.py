@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
 from conftest import REPO
 from kite import diagnostics as diag
 from kite.cli.emitters import github, sarif

@@ -254,7 +254,7 @@ def test_commands_started_together_start_one_server(own_cache):
 def test_a_second_server_of_the_same_key_exits_at_once(own_cache):
     env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
     first = start(env)
-    second = subprocess.run([sys.executable, "-m", "kite.cli.warm_server"], env=env, timeout=120, capture_output=True)
+    second = subprocess.run([sys.executable, "-m", "kite.cli.warm_server"], env=env, timeout=120, capture_output=True, check=False)
     assert second.returncode == 0
     assert servers_of(own_cache) == [first] == [server_pid(env)]
 
@@ -287,9 +287,9 @@ def test_the_callers_own_descriptors_are_read_by_the_caller(own_cache, tmp_path,
     start(env)
     served = served_count_of(env)
     command = f"{sys.executable} -m kite.cli check --layer kite {shell} < good.kite"
-    through = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    through = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
     alone = subprocess.run(["bash", "-c", command.replace(" check ", " check --no-server ")], cwd=tmp_path, env=env,
-                           capture_output=True, timeout=120)
+                           capture_output=True, timeout=120, check=False)
     assert through.returncode == alone.returncode == 1 and b"KT001" in through.stdout
     assert through.stdout.split(b"(")[1:] == alone.stdout.split(b"(")[1:]  # <(...) names another /dev/fd each time
     assert served_count_of(env) == served  # run in the caller's process, which can read them
