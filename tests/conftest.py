@@ -46,7 +46,7 @@ WITHOUT_DOTNET = frozenset({
     "test_ast_walk", "test_constants", "test_docs", "test_find", "test_format", "test_frames", "test_highlighting",
     "test_properties", "test_readme", "test_rewrite", "test_scoring_answer", "test_scoring_claims",
     "test_scoring_fragments", "test_scoring_slop", "test_syntax", "test_layers", "test_fix", "test_new_only",
-    "test_names_property", "test_ranges", "test_batches",
+    "test_batches",
 })
 
 
