@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from kite.atomic import write_atomically
-from kite.cli.common import guarded
+from kite.cli.common import examples, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
 
 
-@click.command()
+@click.command(epilog=examples('kite report results.jsonl --run run.jsonl --field response.text -o report.html', 'kite report a.jsonl b.jsonl --run a-run.jsonl --run b-run.jsonl --field response.text', 'kite report results.jsonl --baseline old.jsonl'))
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
               help="The HTML file to write: one file, nothing fetched, opens from file://.")

@@ -5,6 +5,7 @@ kite.session runs them; nothing here holds state."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,23 +56,39 @@ class UnitSource:
     program: str
     tests: tuple[str, ...] = ()
     found_in_folder: bool = False  # named through a folder, not by the user
+    problem: str = ""  # why the path cannot be a unit (a folder with no .kite file, or one that cannot be read)
 
     def read(self) -> Unit:
+        if self.problem:
+            raise UnusableInput(self.problem)
         return Unit(read(self.program), tuple(read(test) for test in self.tests))
 
 
-def kite_files(paths) -> list[Path]:
-    """Files as named, and folders as the *.kite files below them (sorted)."""
+def kite_files(paths, problems: list[UnitSource] | None = None) -> list[Path]:
+    """Files as named, and folders as the *.kite files below them (sorted). A folder that holds none, or one that
+    cannot be read (a subfolder too), is unusable input: raised, or with `problems` each kept there as a unit of its
+    own (read() says what is wrong) while the other paths are still found."""
     files: list[Path] = []
+
+    def unusable(message: str, path: str) -> None:
+        if problems is None:
+            raise UnusableInput(message)
+        problems.append(UnitSource(path, problem=message))
+
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(path.rglob("*.kite"))
-            if not found:
-                raise UnusableInput(f"{raw}: no .kite files in this folder")
-            files.extend(found)
-        else:
+        if not path.is_dir():
             files.append(path)
+            continue
+        found: list[Path] = []
+        unreadable: list[OSError] = []
+        for folder, _subfolders, names in os.walk(path, onerror=unreadable.append):
+            found.extend(Path(folder, name) for name in names if name.endswith(".kite"))
+        for error in unreadable:
+            unusable(f"{error.filename}: cannot read this folder ({error.strerror})", str(error.filename))
+        if not found and not unreadable:
+            unusable(f"{raw}: no .kite files in this folder", str(raw))
+        files.extend(sorted(found))
     return files
 
 
@@ -79,7 +96,8 @@ def find_units(paths: list[str]) -> list[UnitSource]:
     """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together, and a test file with no
     NAME.kite goes with the one program of its folder when there is one. Nothing is read."""
     named = {str(Path(raw)) for raw in paths if not Path(raw).is_dir()}
-    files = kite_files(paths)
+    problems: list[UnitSource] = []
+    files = kite_files(paths, problems)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
     tests = [p for p in files if p.name.endswith(TEST_SUFFIX)]
     units = []
@@ -97,7 +115,7 @@ def find_units(paths: list[str]) -> list[UnitSource]:
                 continue
             unit = UnitSource(str(program), (str(test),)) if program.exists() else UnitSource(str(test))
             units.append(dataclasses.replace(unit, found_in_folder=str(test) not in named))
-    return units
+    return units + problems
 
 
 def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:

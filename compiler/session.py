@@ -280,18 +280,23 @@ class Session:
         compiled = self.emit(unit, analysis, entry_point=True)
         if compiled.image is None:
             return BuildResult(compiled.result, None)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
-        staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
+        name = compiled.assembly_name
+        stdlib = self.compiler.stdlib_image()
+        staging = None
         try:
-            name = compiled.assembly_name
+            out_dir.mkdir(parents=True, exist_ok=True)
+            # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
+            staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
             (staging / f"{name}.dll").write_bytes(compiled.image)
-            (staging / STDLIB_DLL).write_bytes(self.compiler.stdlib_image())
+            (staging / STDLIB_DLL).write_bytes(stdlib)
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
                 produced.replace(out_dir / produced.name)
+        except OSError as error:  # a read-only or full folder: the user's to fix, and nothing of this build is left
+            raise UnusableInput(f"{out_dir}: cannot write the build ({error.strerror})") from None
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
         return BuildResult(compiled.result, out_dir / f"{name}.dll")
 
     # ---- batches

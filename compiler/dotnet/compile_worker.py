@@ -34,6 +34,7 @@ from kite.text_formats import json_problem, python_problem, python_regex_problem
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
+WAIT_SLICE_SECONDS = 0.2  # a reply is waited for in slices, so an interrupt (Ctrl-C, a cancelled request) comes soon
 # Compiled once before the child says it is ready, so the JIT's first pass over the binder and the analyzers is not
 # charged to the first answer's budget.
 WARM_UP = (
@@ -96,6 +97,9 @@ class CompileWorker:
             self._pending.clear()
 
     def _start(self) -> subprocess.Popen:
+        from kite.dotnet.packages import restore
+
+        restore()  # here, not in the child: a first run's progress reaches this process's terminal (kite.progress)
         process = self.process = spawn(
             [sys.executable, "-m", "kite.dotnet.compile_worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -105,6 +109,9 @@ class CompileWorker:
         except CompileTimeout:
             self.stop()
             raise ToolchainError(f"the C# compiler did not start within {BOOT_TIMEOUT_SECONDS} s") from None
+        except KeyboardInterrupt:
+            self.stop()
+            raise
         self._stdlib_image = base64.b64decode(ready["stdlib"])
         return process
 
@@ -114,15 +121,18 @@ class CompileWorker:
             if refused is not None:  # .NET cannot take it: the child would die of SIGABRT
                 raise refused
         with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
-            process = self.process if self.process is not None else self._start()
             try:
-                piped(process.stdin).write(json.dumps(request).encode() + b"\n")
-                piped(process.stdin).flush()
-            except BrokenPipeError:
-                self._died()
-            try:
+                process = self.process if self.process is not None else self._start()
+                try:
+                    piped(process.stdin).write(json.dumps(request).encode() + b"\n")
+                    piped(process.stdin).flush()
+                except BrokenPipeError:
+                    self._died()
                 return self._reply(process, time.monotonic() + timeout)
             except CompileTimeout:
+                self.stop()
+                raise
+            except KeyboardInterrupt:  # abandoned half-way: the child's next reply would be this request's
                 self.stop()
                 raise
 
@@ -131,8 +141,10 @@ class CompileWorker:
         end = self._pending.find(b"\n")
         while end < 0:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise CompileTimeout()
+            if not select.select([fd], [], [], min(remaining, WAIT_SLICE_SECONDS))[0]:
+                continue
             chunk = os.read(fd, READ_CHUNK)
             if not chunk:
                 self._died()

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,6 +17,7 @@ from xml.sax.saxutils import quoteattr
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
 from kite.own_files import cache_root
+from kite.progress import say
 
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
@@ -62,10 +63,10 @@ def restore() -> DotnetPackages:
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not layout_file.exists():
-                if sys.stderr.isatty():  # progress for a person; scripts and editors read stderr too
-                    print("kite: restoring the pinned .NET packages and precompiling Roslyn for this machine (once, about a minute)",
-                          file=sys.stderr)
+                say("kite: first run: restoring the pinned .NET packages and precompiling Roslyn for this machine (once)")
+                started = time.monotonic()
                 _restore_into(folder, project, layout_file)
+                say(f"kite: first run: .NET packages restored and precompiled: took {time.monotonic() - started:.0f} s")
     return _read_layout(folder, layout_file)
 
 

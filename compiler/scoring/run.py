@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
 from kite.scoring.cache import VerdictCache, ran_out_of_time, toolchain_fingerprint
 from kite.scoring.executors import (
@@ -162,9 +163,10 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
             while pending:
                 collect(first_done(executor, list(pending)))
             # Written as soon as the last result is: stopping the workers (their sessions, compile and test
-            # processes) can take seconds, and nothing the summary says depends on it.
+            # processes) can take seconds, and nothing the summary says depends on it. Whole or not at all: a full
+            # disk must not leave an empty summary beside the results.
             summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
-            summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+            write_atomically(summary_path(options.out), (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode())
         finally:
             executor.shutdown()
     return summary
