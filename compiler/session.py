@@ -194,7 +194,8 @@ class Session:
         """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
-        generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
+        # The C# that runs checks its arithmetic; the C# the check compiled does not (codegen.csharp.generate).
+        generated = generate_unit(unit, list(analysis.modules), entry_point=entry_point, running=True)
         try:
             image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
         except CompileTimeout:

@@ -60,7 +60,19 @@ def csharp_type(type_: n.TypeRef) -> str:
             out.append(item)
             continue
         suffix = "?" if item.nullable else ""
-        if item.name in COLLECTIONS:
+        if item.name == "fn":
+            # Kite's function types are .NET's delegates: fn(int) -> bool is Func<int, bool>, fn(str) Action<string>.
+            shown = [*item.args, *([item.returns] if item.returns else [])]
+            if not shown:
+                out.append("Action" + suffix)
+                continue
+            pieces = [("Func<" if item.returns else "Action<")]
+            for position, arg in enumerate(shown):
+                pieces += [", "] if position else []
+                pieces.append(arg)
+            pieces.append(">" + suffix)
+            pending.extend(reversed(pieces))
+        elif item.name in COLLECTIONS:
             pieces: list = [f"{COLLECTIONS[item.name]}<"]
             for position, arg in enumerate(item.args):
                 pieces += [", "] if position else []

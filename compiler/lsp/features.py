@@ -121,6 +121,9 @@ class Parsed:
 def type_text(t: n.TypeRef | None) -> str:
     if t is None:
         return "unknown"
+    if t.name == "fn":
+        result = f" -> {type_text(t.returns)}" if t.returns else ""
+        return f"fn({', '.join(type_text(a) for a in t.args)}){result}{'?' if t.nullable else ''}"
     args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
     return f"{t.name}{args}{'?' if t.nullable else ''}"
 
