@@ -184,6 +184,12 @@ namespace Kite
         }
     }
 
+    /// <summary>A Kite record: it spells itself as a literal, its fields as literals (Runtime.Literal).</summary>
+    public interface IRecord
+    {
+        string Literal();
+    }
+
     /// <summary>What generated code calls; Kite programs never name it.</summary>
     public static class Runtime
     {
@@ -361,8 +367,39 @@ namespace Kite
         {
             if (!Eq(left, right))
             {
-                throw new ExpectationFailed("expect " + source + " (left: " + Std.to_str(left) + ", right: " + Std.to_str(right) + ")");
+                throw new ExpectationFailed("expect " + source + " (left: " + Literal(left) + ", right: " + Literal(right) + ")");
             }
+        }
+
+        /// <summary>A value as a Kite literal, so no two different values read alike (LANGUAGE.md section 12): a str
+        /// quoted with Kite's escapes, a char in single quotes, inside lists, maps and records too.</summary>
+        public static string Literal(object? value) => value switch
+        {
+            string text => Quoted(text, '"'),
+            char letter => Quoted(letter.ToString(), '\''),
+            IRecord record => record.Literal(),
+            IDictionary table => "{" + string.Join(", ", table.Keys.Cast<object>().Select(key => Literal(key) + ": " + Literal(table[key]))) + "}",
+            IEnumerable items => "[" + string.Join(", ", items.Cast<object?>().Select(Literal)) + "]",
+            _ => Std.to_str(value),
+        };
+
+        private static string Quoted(string text, char quote)
+        {
+            var quoted = new System.Text.StringBuilder().Append(quote);
+            foreach (var character in text)
+            {
+                quoted.Append(character switch
+                {
+                    '\\' => "\\\\",
+                    '\n' => "\\n",
+                    '\t' => "\\t",
+                    '\r' => "\\r",
+                    _ when character == quote => "\\" + quote,
+                    _ when char.IsControl(character) => "\\u" + ((int)character).ToString("x4", CultureInfo.InvariantCulture),
+                    _ => character.ToString(),
+                });
+            }
+            return quoted.Append(quote).ToString();
         }
 
         /// <summary>Output never depends on the machine's locale.</summary>

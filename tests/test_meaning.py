@@ -185,3 +185,23 @@ def test_a_built_program_stops_at_an_overflow_with_the_kite_message(tmp_path):
     assert built.exit_code == 0, built.output
     ran = subprocess.run(["dotnet", str(tmp_path / "out" / "Square.dll")], capture_output=True, text=True, timeout=60)
     assert (ran.returncode, ran.stdout, ran.stderr) == (1, "46342\n", "int overflow in a * a\n")
+
+
+def test_a_failing_expect_shows_each_side_as_a_kite_literal(session, tmp_path):
+    """LANGUAGE.md section 12: no two different values read alike ("" and " ", ["", "a, b"] and ["a", "b"])."""
+    program = (
+        "module Lit\n\ntype Tally\n    label: str\n    hits: int\n\n"
+        'test "strings"\n    expect "" == " "\n\n'
+        'test "lists"\n    expect ["", "a, b"] == ["a", "b"]\n\n'
+        'test "records"\n    expect Tally("a", 2) == Tally("a\\n", 3)\n\n'
+        'test "chars, none, quotes"\n    let x: str? = none\n    expect x == "q\\"t"\n    expect \'x\' == \'y\'\n\n'
+        'test "maps"\n    let m = map<str, int>()\n    m["k"] = 1\n    expect m == map<str, int>()\n'
+    )
+    report = run_unit(session, tmp_path, {"lit.kite": program})
+    assert outcome_lines(report) == [
+        'fail strings: expect "" == " " (left: "", right: " ")',
+        'fail lists: expect ["", "a, b"] == ["a", "b"] (left: ["", "a, b"], right: ["a", "b"])',
+        'fail records: expect Tally("a", 2) == Tally("a\\n", 3) (left: Tally(label: "a", hits: 2), right: Tally(label: "a\\n", hits: 3))',
+        'fail chars, none, quotes: expect x == "q\\"t" (left: none, right: "q\\"t")',
+        'fail maps: expect m == map<str, int>() (left: {"k": 1}, right: {})',
+    ]

@@ -255,9 +255,12 @@ class _Writer:
         name = identifier(item.name)
         names = [f"this.{self.member_identifier(field.name)}" for field in item.fields]
         fields_text = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {STD}.to_str({f})' for field, f in zip(item.fields, names))
+        self.emit(f": {KITE}.IRecord")  # a failed expect spells it as a literal (Runtime.Literal)
         self.emit("{")
         # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
         self.emit(f'    public override string ToString() => {string_literal(item.name + "(")} + {fields_text or string_literal("")} + ")";')
+        literal_fields = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {RUNTIME}.Literal({f})' for field, f in zip(item.fields, names))
+        self.emit(f'    string {KITE}.IRecord.Literal() => {string_literal(item.name + "(")} + {literal_fields or string_literal("")} + ")";')
         if any(field.type.name in ("list", "map", "set") for field in item.fields):
             # C# records compare collections by reference; Kite compares them by content.
             other = "other__"  # generated names contain "__": no field can be called this
