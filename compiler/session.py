@@ -18,6 +18,7 @@ import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Self
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import line_path, module_class, test_methods
@@ -25,7 +26,16 @@ from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
-    NOT_COMPILED, Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_unit, has_entry_point, merge,
+    NOT_COMPILED,
+    Analysis,
+    CheckResult,
+    Compiled,
+    Unit,
+    UnitSource,
+    front_end,
+    generate_unit,
+    has_entry_point,
+    merge,
     module_mismatches,
 )
 from kite.rules import kt010_compile_budget
@@ -83,7 +93,7 @@ class Session:
         # child and the process pool serialize what must be serialized; this guards what is built on first use.
         self._lock = threading.Lock()
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -194,8 +204,9 @@ class Session:
         """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
+        parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
         # The C# that runs checks its arithmetic; the C# the check compiled does not (codegen.csharp.generate).
-        generated = generate_unit(unit, list(analysis.modules), entry_point=entry_point, running=True)
+        generated = generate_unit(unit, parsed, entry_point=entry_point, running=True)
         try:
             image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
         except CompileTimeout:
@@ -251,7 +262,8 @@ class Session:
         from kite.dotnet.runtime import write_runtime_config
 
         analysis = self.analyze(unit)
-        if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
+        program = analysis.modules[0]  # parsed, unless the check failed
+        if analysis.result.verdict is not diag.Verdict.FAILED and program is not None and not has_entry_point(program):
             raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
         compiled = self.emit(unit, analysis, entry_point=True)
         if compiled.image is None:
