@@ -70,7 +70,7 @@ class Facts:
     resolved: tuple[tuple[n.Name, Binding | None], ...] = field(default=())
     members: tuple[tuple[n.Member, n.TypeRef | None], ...] = field(default=())
     # The one type pass: every expression's Kite type where declarations, literals and the standard library tell it
-    # (None where they do not: .NET members, an unknown name). A lambda's is TypeRef("fn", (*params, result)).
+    # (None where they do not: .NET members, an unknown name). A lambda's is TypeRef("fn", params, returns=result), as a function type is written.
     types: tuple[tuple[n.Expr, n.TypeRef | None], ...] = field(default=())
 
 
@@ -272,7 +272,7 @@ class _Walker:
             record = self.records.get(owner.name) if owner is not None else None
             return next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
         if isinstance(e, n.Lambda):
-            return n.TypeRef(*at, "fn", (*(p.type or n.TypeRef(*at, "?") for p in e.params), self.type_of(e.body) or n.TypeRef(*at, "?")))
+            return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in e.params), returns=self.type_of(e.body) or n.TypeRef(*at, "?"))
         return None
 
     def _call_type(self, e: n.Call) -> n.TypeRef | None:
@@ -287,7 +287,7 @@ class _Walker:
             return n.TypeRef(e.line, e.column, name)
         if binding is not None:
             called = binding.type
-            return called.args[-1] if called is not None and called.name == "fn" and called.args and called.args[-1].name != "?" else None
+            return called.returns if called is not None and called.name == "fn" and called.returns is not None and called.returns.name != "?" else None
         function = self.functions.get(name)
         return function.returns if function is not None else None
 
@@ -322,7 +322,7 @@ class _Walker:
 
 def _function_type(fn: n.FnDecl) -> n.TypeRef:
     at = (fn.line, fn.column)
-    return n.TypeRef(*at, "fn", (*(p.type or n.TypeRef(*at, "?") for p in fn.params), fn.returns or n.TypeRef(*at, "none")))
+    return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in fn.params), returns=fn.returns)
 
 
 def _common(found: list) -> n.TypeRef | None:

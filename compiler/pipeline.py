@@ -172,10 +172,12 @@ class Generated:
     module_name: str
 
 
-def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
+def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False, running: bool = False) -> Generated:
+    """`running`: C# to run, whose arithmetic is checked and names itself (codegen.csharp.generate)."""
     symbols = UnitSymbols.of(modules, [source.path for source in unit.sources])
     sources = tuple(
-        (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0))
+        (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0,
+                                            running=source.text if running else None))
         for index, (source, module) in enumerate(zip(unit.sources, modules))
     )
     return Generated(sources, modules[0].name)

@@ -216,7 +216,8 @@ class Session:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
         parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
-        generated = generate_unit(unit, parsed, entry_point=True) if entry_point else analysis.generated
+        # The C# that runs checks its arithmetic; the C# the check compiled does not (codegen.csharp.generate).
+        generated = generate_unit(unit, parsed, entry_point=entry_point, running=True)
         assembly = built_assembly_name(generated.module_name) if entry_point else ANSWER_ASSEMBLY
         try:
             image, found = self.compiler.emit(assembly, list(generated.sources), entry_point, self.compile_timeout)

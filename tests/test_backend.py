@@ -194,3 +194,15 @@ def test_a_use_of_a_namespace_always_in_scope_is_no_compiler_warning(checker, tm
     result = checker.check(unit)
     assert [d.render() for d in result.diagnostics] == []
     assert result.layers_run == ("kite", "compiler", "analyzers")
+
+
+def test_compiler_messages_about_what_kite_lacks_or_about_a_mixed_list_say_it_in_kite_s_terms(tmp_path):
+    """LANGUAGE.md section 12: no "checked mode" (Kite has none); a list of two types, or a for over an int, is not
+    an "empty [] or a bare none"."""
+    (tmp_path / "w.kite").write_text(
+        'module W\n\nlet big = 2147483647 + 1\n\nfn f()\n    let xs = [1, "two"]\n    for ch in 42\n        print(ch)\n'
+    )
+    lines = run_kite(["check", "w.kite"], cwd=tmp_path).output.splitlines()
+    assert lines[0] == "w.kite(3): error CS0220: this int arithmetic leaves int's range (-2147483648 to 2147483647): Kite has no long"
+    assert lines[1].startswith("w.kite(6): error CS0411: cannot tell the element type of this list: its elements must all be of one type")
+    assert lines[2].startswith("w.kite(7): error CS0411: cannot tell what this for loop goes over: a list, set, map or str, and this value is none of them")

@@ -170,3 +170,62 @@ def test_sorting_what_has_no_order_is_a_compile_error_as_for_min_and_max(session
     [unit] = [found.read() for found in find_units([str(tmp_path / "unordered.kite")])]
     errors = [(d.line, d.severity) for d in session.check(unit).diagnostics]
     assert errors == [(7, Severity.ERROR), (8, Severity.ERROR), (10, Severity.ERROR)]
+
+
+def test_int_arithmetic_is_checked_and_an_overflow_fails_the_test_naming_the_operation(session, tmp_path):
+    """LANGUAGE.md section 12: never wraps; the message names the Kite operation (the stdlib's too)."""
+    program = (
+        "module Overflow\n\nfn square(a: int) -> int\n    return a * a\n\n"
+        "fn negated(a: int) -> int\n    return -a\n\n"
+        'test "square"\n    expect square(46341) > 0\n\n'
+        'test "negation of int min"\n    expect negated(-2147483647 - 1) > 0\n\n'
+        'test "abs of int min"\n    expect abs(-2147483647 - 1) > 0\n\n'
+        'test "sum"\n    expect sum([2147483647, 1]) > 0\n\n'
+        'test "compound"\n    let mut total = 2147483647\n    total += (1)\n    expect total > 0\n\n'
+        'test "division"\n    let low = -2147483647 - 1\n    expect low / -1 > 0\n\n'
+        'test "nested: the outer one overflows"\n    let n = 65536\n    expect (n - 1 + 1) * (n) > 0\n'
+    )
+    report = run_unit(session, tmp_path, {"overflow.kite": program})
+    assert outcome_lines(report) == [
+        "fail square: int overflow in a * a",
+        "fail negation of int min: int overflow in -a",
+        "fail abs of int min: int overflow in abs(-2147483648)",
+        "fail sum: int overflow in sum()",
+        "fail compound: int overflow in total += 1",
+        "fail division: int overflow in low / -1",
+        "fail nested: the outer one overflows: int overflow in (n - 1 + 1) * n",
+    ]
+
+
+def test_a_built_program_stops_at_an_overflow_with_the_kite_message(tmp_path):
+    import subprocess
+
+    from conftest import run_kite
+
+    (tmp_path / "square.kite").write_text(
+        "module Square\n\nfn main()\n    let a = 46341\n    print(a + 1)\n    print(a * a)\n    print(\"never\")\n", encoding="utf-8"
+    )
+    built = run_kite(["build", "square.kite", "-o", str(tmp_path / "out")], cwd=tmp_path)
+    assert built.exit_code == 0, built.output
+    ran = subprocess.run(["dotnet", str(tmp_path / "out" / "Square.dll")], check=False, capture_output=True, text=True, timeout=60)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (1, "46342\n", "int overflow in a * a\n")
+
+
+def test_a_failing_expect_shows_each_side_as_a_kite_literal(session, tmp_path):
+    """LANGUAGE.md section 12: no two different values read alike ("" and " ", ["", "a, b"] and ["a", "b"])."""
+    program = (
+        "module Lit\n\ntype Tally\n    label: str\n    hits: int\n\n"
+        'test "strings"\n    expect "" == " "\n\n'
+        'test "lists"\n    expect ["", "a, b"] == ["a", "b"]\n\n'
+        'test "records"\n    expect Tally("a", 2) == Tally("a\\n", 3)\n\n'
+        'test "chars, none, quotes"\n    let x: str? = none\n    expect x == "q\\"t"\n    expect \'x\' == \'y\'\n\n'
+        'test "maps"\n    let m = map<str, int>()\n    m["k"] = 1\n    expect m == map<str, int>()\n'
+    )
+    report = run_unit(session, tmp_path, {"lit.kite": program})
+    assert outcome_lines(report) == [
+        'fail strings: expect "" == " " (left: "", right: " ")',
+        'fail lists: expect ["", "a, b"] == ["a", "b"] (left: ["", "a, b"], right: ["a", "b"])',
+        'fail records: expect Tally("a", 2) == Tally("a\\n", 3) (left: Tally(label: "a", hits: 2), right: Tally(label: "a\\n", hits: 3))',
+        'fail chars, none, quotes: expect x == "q\\"t" (left: none, right: "q\\"t")',
+        'fail maps: expect m == map<str, int>() (left: {"k": 1}, right: {})',
+    ]

@@ -160,7 +160,7 @@ def test_newlines_in_a_name_and_a_value_cannot_forge_lines_of_the_text_report():
     result = kite_test("forges_report.kite")
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        'FAIL greets\\nPASS a forged name: expect greeting() == "hi" (left: hi\\nPASS forged\\n1 passed, 0 failed, right: hi)',
+        'FAIL greets\\nPASS a forged name: expect greeting() == "hi" (left: "hi\\nPASS forged\\n1 passed, 0 failed", right: "hi")',
         "0 passed, 1 failed",
     ]
 

@@ -34,6 +34,10 @@ RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
 ENTRY_CLASS = "kite__entry"  # holds Main for `kite build`; generated names have "__" inside, program names never
+ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
+# Binding strength of Kite's operators (LANGUAGE.md section 6), for writing an expression back as Kite.
+PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4,
+              "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "unary": 7}
 # The largest column a #line span may name (Roslyn refuses more with CS8938). As its offset it lies past the end of
 # any generated line worth mapping: everything on the line is the marker's Kite span.
 MAX_LINE_COLUMN = 65536
@@ -93,8 +97,12 @@ def line_path(kite_path: str) -> str:
     return NOT_IN_LINE_PATH.sub("_", kite_path)
 
 
-def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False) -> str:
-    return _Writer(module, kite_path, symbols, file_index).write(entry_point)
+def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False,
+             running: str | None = None) -> str:
+    """`running`: the Kite text, given when the C# is to run (not only to be checked). Arithmetic is then checked and
+    names itself, so an overflow stops the program with `int overflow in a * b` (LANGUAGE.md section 12). The C# that is
+    checked has no such calls, so the compiler's and the analyzers' view of the code is the program's own."""
+    return _Writer(module, kite_path, symbols, file_index, running).write(entry_point)
 
 
 def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, str]]:
@@ -164,8 +172,9 @@ ALWAYS_IN_SCOPE = ("System", "System.Collections.Generic", "System.Linq")
 
 
 class _Writer:
-    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
+    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int, running: str | None = None):
         self.module = module
+        self.running_lines = running.split("\n") if running is not None else None
         self.test_names = {id(test): method for test, method in test_methods(module, file_index)}
         self.path = line_path(kite_path)
         self.file_index = file_index
@@ -246,7 +255,9 @@ class _Writer:
             self.emit("    public static void Main()")
             self.emit("    {")
             self.emit(f"        {RUNTIME}.UseInvariantCulture();")
-            self.emit(f"        global::{PROGRAM_NAMESPACE}.{self.class_name}.{identifier('main')}();")
+            main = f"global::{PROGRAM_NAMESPACE}.{self.class_name}.{identifier('main')}"
+            # The C# that runs stops on an int overflow with Kite's message (Runtime.Main); a check's C# only compiles.
+            self.emit(f"        {RUNTIME}.Main({main});" if self.running_lines is not None else f"        {main}();")
             self.emit("    }")
             self.emit("}")
         return "\n".join(self.out) + "\n"
@@ -266,9 +277,12 @@ class _Writer:
         name = identifier(item.name)
         names = [f"this.{self.member_identifier(field.name)}" for field in item.fields]
         fields_text = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {STD}.to_str({f})' for field, f in zip(item.fields, names))
+        self.emit(f": {KITE}.IRecord")  # a failed expect spells it as a literal (Runtime.Literal)
         self.emit("{")
         # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
         self.emit(f'    public override string ToString() => {string_literal(item.name + "(")} + {fields_text or string_literal("")} + ")";')
+        literal_fields = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {RUNTIME}.Literal({f})' for field, f in zip(item.fields, names))
+        self.emit(f'    string {KITE}.IRecord.Literal() => {string_literal(item.name + "(")} + {literal_fields or string_literal("")} + ")";')
         if any(field.type.name in ("list", "map", "set") for field in item.fields):
             # C# records compare collections by reference; Kite compares them by content.
             other = "other__"  # generated names contain "__": no field can be called this
@@ -308,7 +322,16 @@ class _Writer:
         self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
         self.function_locals = set()
+        if self.running_lines is None:
+            self.body(item.body)
+            return
+        # An overflow fails the test with its Kite message, as a failed expect does.
+        self.emit("{")
+        self.emit("try")
         self.body(item.body)
+        self.hidden()
+        self.emit(f"catch (global::System.OverflowException overflow__) {{ throw {RUNTIME}.Overflowed(overflow__); }}")
+        self.emit("}")
 
     # ---- statements
 
@@ -341,7 +364,12 @@ class _Writer:
             self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
             target = self.unnarrowed(s.target.name) if isinstance(s.target, n.Name) else None
-            self.emit(f"{target or self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
+            value = self.expr(s.value, typed=True)
+            if self.running_lines is not None and s.op != "=" and not _target_typed(s.value):
+                text = string_literal(f"{self.kite_text(s.target)} {s.op} {self.kite_text(s.value)}")
+                self.emit(f"checked {{ {target or self.expr(s.target)} {s.op} {RUNTIME}.Op({value}, {text}); }} {RUNTIME}.Done();")
+            else:
+                self.emit(f"{target or self.expr(s.target)} {s.op} {value};")
         elif isinstance(s, n.ExprStmt):
             if _does_nothing(s.expr):
                 return  # KT006 reports it; C# could not even type a bare `none` or `[]`
@@ -539,6 +567,8 @@ class _Writer:
         if isinstance(e, n.Unary):
             if e.op == "not":
                 return self.condition(e)[0]
+            if self.running_lines is not None and not isinstance(e.operand, n.Literal):
+                return f"{RUNTIME}.Done(checked(-{RUNTIME}.Op({self.expr(e.operand)}, {string_literal(self.kite_text(e))})))"
             return f"(-{self.expr(e.operand)})"
         if isinstance(e, n.Binary):
             return self.binary(e)
@@ -595,7 +625,29 @@ class _Writer:
         if e.op in ("<", "<=", ">", ">=") and not (self.certainly_not_text(e.left) or self.certainly_not_text(e.right)):
             # Strings order ordinally (LANGUAGE.md section 11); C# has no < on string.
             return f"({RUNTIME}.Ordered({left}) {e.op} {RUNTIME}.Ordered({right}))"
+        if self.running_lines is not None and e.op in ARITHMETIC and not _target_typed(e.right):
+            # Op marks the operation once both operands are known, Done once it gave a value: an OverflowException
+            # in between is this operation's (Runtime.Overflowed).
+            return f"{RUNTIME}.Done(checked({left} {e.op} {RUNTIME}.Op({right}, {string_literal(self.kite_text(e))})))"
         return f"({left} {e.op} {right})"
+
+    def kite_text(self, e, outer: int = 0) -> str:
+        """An expression as the program wrote it, one line: operators spelled from the tree (with the brackets their
+        precedence needs), everything else as written."""
+        if isinstance(e, n.Binary) and e.op in PRECEDENCE:
+            level = PRECEDENCE[e.op]
+            text = f"{self.kite_text(e.left, level)} {e.op} {self.kite_text(e.right, level + 1)}"
+        elif isinstance(e, n.Unary):
+            level = PRECEDENCE["not"] if e.op == "not" else PRECEDENCE["unary"]
+            text = ("not " if e.op == "not" else "-") + self.kite_text(e.operand, level)
+        else:
+            assert self.running_lines is not None
+            lines = self.running_lines[e.line - 1:e.end_line]
+            if len(lines) == 1:
+                return lines[0][e.column - 1:e.end_column - 1]
+            written = [lines[0][e.column - 1:], *lines[1:-1], lines[-1][:e.end_column - 1]]
+            return " ".join(" ".join(written).split())
+        return f"({text})" if level < outer else text
 
     def certainly_not_text(self, e) -> bool:
         """A number or char literal, or an enum member."""
@@ -682,6 +734,11 @@ def _does_nothing(e) -> bool:
 
 def _holds_collection(type_: n.TypeRef) -> bool:
     return type_.name in ("list", "map", "set") or any(_holds_collection(arg) for arg in type_.args)
+
+
+def _target_typed(e) -> bool:
+    """C# gives it a type from where it stands (`none`, `[]`, a lambda): it cannot be a generic method's argument."""
+    return _is_none(e) or isinstance(e, (n.ListLiteral, n.Lambda))
 
 
 def _is_none(e) -> bool:

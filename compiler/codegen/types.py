@@ -60,9 +60,13 @@ def csharp_type(type_: n.TypeRef) -> str:
             out.append(item)
             continue
         suffix = "?" if item.nullable else ""
-        if item.name in COLLECTIONS:
-            pieces: list = [f"{COLLECTIONS[item.name]}<"]
-            for position, arg in enumerate(item.args):
+        if item.name == "fn" and not item.args and item.returns is None:
+            out.append("Action" + suffix)
+        elif item.name == "fn" or item.name in COLLECTIONS:
+            # Kite's function types are .NET's delegates: fn(int) -> bool is Func<int, bool>, fn(str) Action<string>.
+            generic = COLLECTIONS.get(item.name) or ("Func" if item.returns else "Action")
+            pieces: list = [f"{generic}<"]
+            for position, arg in enumerate([*item.args, *([item.returns] if item.returns else [])]):
                 pieces += [", "] if position else []
                 pieces.append(arg)
             pieces.append(">" + suffix)

@@ -146,10 +146,9 @@ class Parsed:
 def type_text(t: n.TypeRef | None) -> str:
     if t is None or t.name == "?":
         return "unknown"
-    if t.name == "fn" and t.args:  # kite.analyze's type of a lambda or function: parameters, then the result
-        result = t.args[-1]
-        params = f"fn({', '.join(type_text(a) for a in t.args[:-1])})"
-        return params if result.name == "none" else f"{params} -> {type_text(result)}"
+    if t.name == "fn":
+        result = f" -> {type_text(t.returns)}" if t.returns else ""
+        return f"fn({', '.join(type_text(a) for a in t.args)}){result}{'?' if t.nullable else ''}"
     args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
     return f"{t.name}{args}{'?' if t.nullable else ''}"
 
