@@ -126,7 +126,8 @@ def test_a_phrase_with_control_characters_is_shown_escaped(tmp_path):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (b"\xff\xfe bad", "not valid UTF-8"),
+    (b"\xff bad", "not valid UTF-8"),
+    (b"\xff\xfeb\x00a\x00d\x00", "UTF-16 (little-endian) text, not UTF-8"),
     (b"", "empty file"),
     (b"a\x00b", "binary file"),
 ])

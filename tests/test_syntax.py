@@ -156,6 +156,7 @@ def test_a_syntax_error_does_not_hide_the_rest_of_the_file():
     ]
 
 
+@pytest.mark.dotnet
 def test_a_test_title_is_its_string_decoded_and_a_multi_line_expect_keeps_its_whole_expression(tmp_path):
     text = (
         'module Titles\n\nfn add3(a: int, b: int) -> int\n    return a + b\n\n'
@@ -245,8 +246,10 @@ def test_function_types_parse_into_their_parameters_and_result_and_become_delega
     f, g, h, k = (p.type for p in fn.params)
     assert (f.name, [a.name for a in f.args], f.returns.name) == ("fn", ["int", "str"], "bool")
     assert (g.args, g.returns) == ((), None)
-    assert [csharp_type(t) for t in (f, g, h, k, fn.returns)] == [
-        "Func<int, string, bool>", "Action", "Action<List<int>>", "Func<Func<int, int?>>", "Action<string>"]
+    # qualified, so that a program's `type Func` cannot stand in for the delegate
+    spelled = [csharp_type(t).replace("global::System.Func", "F").replace("global::System.Action", "A") for t in (f, g, h, k, fn.returns)]
+    assert spelled == [
+        "F<int, string, bool>", "A", "A<global::System.Collections.Generic.List<int>>", "F<F<int, int?>>", "A<string>"]
     assert [c.name for c in n.children(k)] == ["fn"]  # the walk reaches the result type
     shown = hover(Parsed.of("f.kite", text), 2, 4)
     assert "fn apply(f: fn(int, str) -> bool, g: fn(), h: fn(list<int>), k: fn() -> fn(int) -> int?) -> fn(str)" in shown

@@ -61,10 +61,10 @@ def csharp_type(type_: n.TypeRef) -> str:
             continue
         suffix = "?" if item.nullable else ""
         if item.name == "fn" and not item.args and item.returns is None:
-            out.append("Action" + suffix)
+            out.append("global::System.Action" + suffix)
         elif item.name == "fn" or item.name in COLLECTIONS:
             # Kite's function types are .NET's delegates: fn(int) -> bool is Func<int, bool>, fn(str) Action<string>.
-            generic = COLLECTIONS.get(item.name) or ("Func" if item.returns else "Action")
+            generic = COLLECTIONS.get(item.name) or ("global::System.Func" if item.returns else "global::System.Action")
             pieces: list = [f"{generic}<"]
             for position, arg in enumerate([*item.args, *([item.returns] if item.returns else [])]):
                 pieces += [", "] if position else []
