@@ -108,7 +108,7 @@ REBINDING = [
 
 @pytest.mark.parametrize("answer, hidden, diagnostic", REBINDING)
 def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, diagnostic):
-    result, _ = kite_test(answer, "--tests", hidden)
+    result = kite_test(answer, "--tests", hidden)
     lines = result.output.splitlines()
     assert result.exit_code == 1
     assert diagnostic in lines
@@ -118,7 +118,7 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
 
 
 def test_the_right_shop_answer_passes_the_same_hidden_tests():
-    result, _ = kite_test("shop_right.kite", "--tests", "shop_hidden.test.kite")
+    result = kite_test("shop_right.kite", "--tests", "shop_hidden.test.kite")
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
 
 
@@ -139,7 +139,7 @@ NAMED_LIKE_GENERATED_CODE = [
 def test_a_name_the_program_chose_never_meets_the_generated_code(program, passed, built, tmp_path):
     import subprocess
 
-    result, _ = kite_test(program)
+    result = kite_test(program)
     assert (result.exit_code, result.output.splitlines()) == (0, [passed, "1 passed, 0 failed"])
     if built is None:
         return
@@ -277,7 +277,7 @@ WORDS_TESTS = str(ARTICLE / "words.test.kite")
     ("none", "FAIL hidden test 1: an expectation failed"),
 ])
 def test_reveal_chooses_what_kite_test_shows_of_a_hidden_test(reveal, line):
-    result, _ = kite_test("wrong_words.kite", "--tests", WORDS_TESTS, "--reveal", reveal)
+    result = kite_test("wrong_words.kite", "--tests", WORDS_TESTS, "--reveal", reveal)
     assert (result.exit_code, result.output.splitlines()) == (1, [line, "0 passed, 1 failed"])
 
 

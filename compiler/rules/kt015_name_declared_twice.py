@@ -98,5 +98,6 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
 
 
 def applies(module):
-    """Code that declares a function or a constant: only those take a name that means something else."""
-    return has(module, n.FnDecl) or has(module, n.Let)
+    """Code that declares a function or a module constant: only those take a name that means something else (a
+    `let` in a body is a local, KT011's)."""
+    return has(module, n.FnDecl) or any(isinstance(item, n.Let) for item in module.items)

@@ -179,6 +179,9 @@ def test_hostile_text_stays_text(watched, scored):
     for result in hostile:
         show(watched, result["line"])
         assert page.locator("#answer img, #answer script, #answer b").count() == 0
+        if not result["graded"]:  # the lone surrogate: refused where it came in (issue 20), shown as its problem
+            assert result["problem"]["kind"] == "not unicode"
+            continue
         text, blocks = texts[result["line"]], result["blocks"]
         edges = [0, *(edge for block in blocks for edge in (block["start"], block["end"])), len(text)]
         assert page.locator("#answer .prose > span").all_text_contents() == [text[a:b] for a, b in zip(edges[::2], edges[1::2])]
