@@ -14,6 +14,7 @@ from kite import __version__
 from kite import diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.debug import dap, debug
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -161,10 +162,13 @@ def prose(path, output_format):
 @click.argument("program", type=click.Path())
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
               help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@click.option("--debug", is_flag=True,
+              help="A debugger's build: Debug optimization, <Module>.pdb beside the assembly, absolute #line paths and a "
+                   "checksum per Kite file (never what grading runs).")
 @compile_timeout_option
 @no_server_option
 @guarded
-def build(program, output, compile_timeout):
+def build(program, output, debug, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
     from pathlib import Path
 
@@ -172,7 +176,7 @@ def build(program, output, compile_timeout):
     from kite.session import Session, UnitReport
 
     def build_unit(unit):
-        built = session.build(unit, Path(output))
+        built = session.build(unit, Path(output), debug=debug)
         return UnitReport(unit.program.path, check=built.result, built=built.assembly)
 
     with Session(compile_timeout=compile_timeout) as session:
@@ -409,6 +413,8 @@ def progress_bar():
 main.add_command(report)
 main.add_command(tasks)
 main.add_command(fmt)
+main.add_command(dap)
+main.add_command(debug)
 
 if __name__ == "__main__":
     from kite.cli.entry import entry

@@ -25,8 +25,8 @@ from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
-    NOT_COMPILED, Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_unit, has_entry_point, merge,
-    module_mismatches,
+    NOT_COMPILED, Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_for_debugger, generate_unit,
+    has_entry_point, merge, module_mismatches,
 )
 from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
@@ -65,6 +65,7 @@ class UnitReport:
 class BuildResult:
     result: CheckResult
     assembly: Path | None  # written only when the program compiles
+    pdb: Path | None = None  # a debug build's portable PDB, beside the assembly
 
 
 @dataclass
@@ -245,14 +246,21 @@ class Session:
             for case, raw in zip(cases, results)
         ]
 
-    def build(self, unit: Unit, out_dir: Path) -> BuildResult:
-        """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
+    def build(self, unit: Unit, out_dir: Path, *, debug: bool = False, needs_main: bool = True) -> BuildResult:
+        """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main.
+        `debug`: a debugger's build instead (pipeline.generate_for_debugger, Debug optimization, a portable PDB
+        beside it), apart from what grading compiles; `needs_main=False` builds a unit without fn main (its tests)."""
         from kite.dotnet.runtime import write_runtime_config
 
         analysis = self.analyze(unit)
-        if analysis.result.verdict is not diag.Verdict.FAILED and not has_entry_point(analysis.modules[0]):
+        entry_point = analysis.result.verdict is not diag.Verdict.FAILED and has_entry_point(analysis.modules[0])
+        if analysis.result.verdict is not diag.Verdict.FAILED and needs_main and not entry_point:
             raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
-        compiled = self.emit(unit, analysis, entry_point=True)
+        pdb = None
+        if not debug:
+            compiled = self.emit(unit, analysis, entry_point=True)
+        else:
+            compiled, pdb = self._emit_for_debugger(unit, analysis, entry_point)
         if compiled.image is None:
             return BuildResult(compiled.result, None)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -261,13 +269,29 @@ class Session:
         try:
             name = compiled.module_name
             (staging / f"{name}.dll").write_bytes(compiled.image)
+            if pdb is not None:
+                (staging / f"{name}.pdb").write_bytes(pdb)
             (staging / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
                 produced.replace(out_dir / produced.name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        return BuildResult(compiled.result, out_dir / f"{name}.dll")
+        return BuildResult(compiled.result, out_dir / f"{name}.dll", out_dir / f"{name}.pdb" if pdb is not None else None)
+
+    def _emit_for_debugger(self, unit: Unit, analysis: Analysis, entry_point: bool) -> tuple[Compiled, bytes | None]:
+        if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
+            return Compiled(analysis.result, None, None), None
+        generated = generate_for_debugger(unit, list(analysis.modules), entry_point=entry_point)
+        try:
+            image, found, pdb = self.compiler.emit_with(generated.module_name, list(generated.sources), entry_point,
+                                                        self.compile_timeout, debug=True)
+        except CompileTimeout:
+            image, found, pdb = None, [self._too_slow(unit, analysis.modules[0])], None
+        if image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
+            return Compiled(failed, None, generated.module_name), None
+        return Compiled(analysis.result, image, generated.module_name), pdb
 
     # ---- batches
 
