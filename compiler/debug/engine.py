@@ -101,10 +101,10 @@ def read_symbols(files: EngineFiles, dll: Path, pdb: Path) -> dict:
 class Engine:
     """One engine process, serving one debuggee. `events` receives every event line as a dict, in order."""
 
-    def __init__(self, command: list[str], env: dict[str, str] | None, on_event):
+    def __init__(self, command: list[str], env: dict[str, str] | None, on_event, pass_fds: tuple[int, ...] = ()):
         self.on_event = on_event
         self.process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, env=env, preexec_fn=_die_with_parent)
+                             start_new_session=True, env=env, preexec_fn=_die_with_parent, pass_fds=pass_fds)
         self._replies: queue.Queue = queue.Queue()
         self._next_id = 0
         self._lock = threading.Lock()  # one request in flight: the engine serves them in order

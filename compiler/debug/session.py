@@ -7,6 +7,7 @@ exited, terminated), so the adapter only frames them.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -90,22 +91,42 @@ class DebugSession:
             where = ["main"]
         self.entry = mapping.entry(method.token) if target.stop_on_entry else None
         self.engine = self._start_engine(files, built.assembly.parent)
-        reply = self.engine.request("launch", program=str(built.assembly), runner=str(files.runner), hook=str(files.hook),
-                                    dotnet=dotnet_executable(), target=where, args=list(target.args),
+        seen = self._seen_by_engine
+        reply = self.engine.request("launch", program=seen(built.assembly), runner=seen(files.runner), hook=seen(files.hook),
+                                    dotnet=_dotnet(), target=where, args=list(target.args),
                                     exceptions=target.stop_on_exception, types=mapping.kite_types())
         self.pid = reply["pid"]
+        if self.sandboxed:
+            from kite.debug.sandbox import host_pid
+
+            self.pid = host_pid(self.engine.process.pid, reply["pid"])
         self.started = time.monotonic()
         if not self._loaded.wait(LOADED_SECONDS):
             raise LaunchError("the debuggee never loaded the program")
         return self.pid
 
-    def _start_engine(self, files: EngineFiles, build: Path) -> Engine:
-        command = [dotnet_executable(), str(files.engine), "serve"]
-        if self.sandboxed:
-            from kite.debug.sandbox import sandboxed_command
+    def _seen_by_engine(self, path: Path) -> str:
+        """A path of the engine's folder or the build as the engine sees it (inside the sandbox, or as it is)."""
+        if not self.sandboxed:
+            return str(path)
+        from kite.debug.sandbox import inside
 
-            command = sandboxed_command(command, [files.folder, build])
-        return Engine(command, None if self.sandboxed else debug_environment(), self._engine_event)
+        return f"{inside(path.parent)}/{path.name}"
+
+    def _start_engine(self, files: EngineFiles, build: Path) -> Engine:
+        command = [_dotnet(), self._seen_by_engine(files.engine), "serve"]
+        if not self.sandboxed:
+            return Engine(command, debug_environment(), self._engine_event)
+        from kite.debug.sandbox import sandboxed_command
+        from kite.testing import seccomp
+
+        filter_fd = seccomp.descriptor()
+        try:
+            return Engine(sandboxed_command(command, [files.folder, build], filter_fd), {}, self._engine_event,
+                          pass_fds=() if filter_fd is None else (filter_fd,))
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)  # bubblewrap has its own copy
 
     # ---- breakpoints and running
 
@@ -291,10 +312,13 @@ class DebugSession:
         return self.mapping
 
 
+def _dotnet() -> str:
+    """The muxer's real path: the sandbox binds the runtime's folder, not the link on PATH."""
+    return str(Path(dotnet_executable()).resolve())
+
+
 def debug_environment() -> dict[str, str]:
     """The engine's environment without a sandbox: the adapter's, with diagnostics on (the debugger needs them)."""
-    import os
-
     env = {key: value for key, value in os.environ.items() if key != "DOTNET_EnableDiagnostics"}
     env["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1"
     return env
