@@ -240,7 +240,7 @@ class DebugSession:
             self.on_event("output", {"category": message["category"], "output": message["output"]})
         elif name == "stopped":
             self._stopped(message)
-        elif name in ("exited", "ended", "engine-ended"):
+        elif name in ("exited", "engine-ended"):  # exited carries the exit code, once the debuggee's output is read
             self.end(message.get("exitCode"))
 
     def _stopped(self, message: dict) -> None:
