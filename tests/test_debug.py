@@ -245,10 +245,15 @@ def test_stop_on_entry_stops_on_the_first_kite_line(client):
 def test_pause_stops_a_loop_on_its_kite_line(client):
     client.launch(program=str(DEBUG / "Loops.kite"))
     client.ok("configurationDone")
-    client.ok("pause", threadId=1)
-    stop = client.stop()
-    assert stop["reason"] == "pause"
-    [frame] = client.frames(stop["threadId"])["stackFrames"]
+    for _ in range(50):  # a pause before the runner has entered fn main stops in no Kite frame: go on and pause again
+        client.ok("pause", threadId=1)
+        stop = client.stop()
+        assert stop["reason"] == "pause"
+        frames = client.frames(stop["threadId"])["stackFrames"]
+        if frames:
+            break
+        client.ok("continue", threadId=stop["threadId"])
+    [frame] = frames
     assert frame["name"] == "main" and frame["line"] in (5, 6)
     assert client.locals(frame["id"])["n"]["type"] == "int"
 
@@ -257,7 +262,7 @@ def test_a_program_that_does_not_compile_fails_to_launch_with_its_diagnostics(cl
     client.ok("initialize", adapterID="test")
     response = client.request("launch", program=str(DEBUG / "Broken.kite"))
     assert not response["success"]
-    assert response["message"].startswith("the program does not compile:\n")
+    assert response["message"].startswith("the program does not compile: ")
     assert "Broken.kite(4): error CS0029" in response["message"]
     assert client.request("launch", program=str(DEBUG / "Missing.kite"))["message"].endswith("not a .kite file")
 
@@ -324,7 +329,7 @@ def test_kite_debug_with_no_stop_says_so_and_fails():
     result = run_kite(["debug", ORDERS, "--break", "2"], REPO)
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        f"breakpoint {ORDERS}:2 not set: no code on line 2; the nearest line with code is 4",
+        f"breakpoint {ORDERS}:2 not set: no code on line 2; the nearest line with code is 13",
         "the program ended before any breakpoint was hit",
     ]
     assert run_kite(["debug", ORDERS, "--break", "x"], REPO).exit_code == 2

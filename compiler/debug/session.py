@@ -73,7 +73,7 @@ class DebugSession:
             built = session.build(unit, self.folder / "build", debug=True, needs_main=False)
             if built.assembly is None or built.pdb is None:
                 errors = [d.render() for d in built.result.diagnostics if d.severity.value == "error"]
-                raise LaunchError("the program does not compile:\n" + "\n".join(errors))
+                raise LaunchError("the program does not compile: " + "; ".join(errors))
             files = build_engine(session.compiler, self.folder / "engine")
         _, _, modules = front_end(unit)
         functions = [f for source, module in zip(unit.sources, modules or []) if module for f in maps.functions_of(source.path, module)]
