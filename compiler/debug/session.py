@@ -55,6 +55,7 @@ class DebugSession:
         self._step: dict | None = None  # a step in progress: kind, start (token, line), micro-steps so far
         self._ended = False
         self._lock = threading.RLock()
+        self.timings: dict[str, float] = {}  # seconds of a launch's parts (benchmarks/debug.py)
 
     # ---- launch
 
@@ -69,6 +70,7 @@ class DebugSession:
         if unit is None:
             raise UnusableInput(f"{target.program}: not a Kite program")
         self.folder = scratch_folder()
+        began = time.perf_counter()
         with Session() as session:
             built = session.build(unit, self.folder / "build", debug=True, needs_main=False)
             if built.assembly is None or built.pdb is None:
@@ -90,6 +92,8 @@ class DebugSession:
                 raise LaunchError(f"{target.program} has no fn main(): name one of its tests to debug (\"test\": \"<title>\")")
             where = ["main"]
         self.entry = mapping.entry(method.token) if target.stop_on_entry else None
+        self.timings["build"] = time.perf_counter() - began  # the debug build, the engine's image, the symbols
+        began = time.perf_counter()
         self.engine = self._start_engine(files, built.assembly.parent)
         seen = self._seen_by_engine
         reply = self.engine.request("launch", program=seen(built.assembly), runner=seen(files.runner), hook=seen(files.hook),
@@ -103,6 +107,7 @@ class DebugSession:
         self.started = time.monotonic()
         if not self._loaded.wait(LOADED_SECONDS):
             raise LaunchError("the debuggee never loaded the program")
+        self.timings["attach"] = time.perf_counter() - began  # engine and debuggee started, attached, module loaded
         return self.pid
 
     def _seen_by_engine(self, path: Path) -> str:
