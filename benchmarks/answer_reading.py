@@ -74,8 +74,8 @@ def main() -> None:
     print(f"  slop    {seconds(lambda: slop(extraction.prose), repeat) * 1000:.2f}")
     for name, answer in HOSTILE.items():
         extracted = extract(answer)
-        print(f"{name} ({len(answer) / 1e6:.1f} MB), s: extract {seconds(lambda: extract(answer)):.1f}, "
-              f"claims {seconds(lambda: claims(extracted.prose, OUTCOME)):.1f}, slop {seconds(lambda: slop(extracted.prose)):.1f}")
+        print(f"{name} ({len(answer) / 1e6:.1f} MB), s: extract {seconds(lambda answer=answer: extract(answer)):.1f}, "
+              f"claims {seconds(lambda extracted=extracted: claims(extracted.prose, OUTCOME)):.1f}, slop {seconds(lambda extracted=extracted: slop(extracted.prose)):.1f}")
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main() -> None:
     with Session() as session:
         instrument(session, timings)
         warm = time.perf_counter()
-        session.pool  # the test host compiled and the first process started: the session's own start-up
+        _ = session.pool  # the test host compiled and the first process started: the session's own start-up
         started = time.perf_counter() - warm
         done = augment_tasks(session, folder, Options(seed=args.seed))
         processes = session.pool.started

@@ -99,9 +99,7 @@ def main() -> None:
         build = statistics.median(dotnet_build_seconds(files) for _ in range(3))
 
     # The stdlib choice: one pre-compiled assembly referenced by every program, or its source compiled in each time.
-    from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
-
-    from kite.dotnet.stdlib import compile_stdlib
+    from kite.dotnet.stdlib import STDLIB_FILE, compile_stdlib, stdlib_source
 
     stdlib = compile_stdlib(checker.roslyn)
     sources = list(analysis.generated.sources)

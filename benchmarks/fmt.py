@@ -15,9 +15,9 @@ import front_end
 from front_end import program
 
 from kite.format import format_text, gate, printer, tokens
+from kite.source import SourceFile
 from kite.syntax import leaks
 from kite.syntax.frontend import read_syntax
-from kite.source import SourceFile
 
 # The front end's benchmark function with a comment above it, one at the end of a line, and a line to break.
 FUNCTION = "# step {i}: a comment line\n" + front_end.FUNCTION.replace("limit: int)", "limit: int, table: map<str, int>)").replace(

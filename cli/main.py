@@ -10,8 +10,7 @@ import sys
 
 import click
 
-from kite import __version__
-from kite import diagnostics as diag
+from kite import __version__, diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
 from kite.cli.debug import dap, debug

@@ -32,12 +32,12 @@ from pathlib import Path
 from kite import __version__
 from kite.own_files import own_files
 
-IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", 900))
+IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", "900"))
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
 WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
-SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", 10))  # heartbeats missed before the server counts as hung
+SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", "10"))  # heartbeats missed before the server counts as hung
 
 
 def server_key() -> str:
@@ -220,7 +220,7 @@ def serve() -> None:
                 break  # idle: gone until the next command starts it again
             try:
                 connection, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             thread = threading.Thread(target=answer, args=(connection, one_command, status, stop), daemon=True)
             thread.start()

@@ -9,7 +9,6 @@ from typing import Protocol
 
 from kite.display import visible
 
-
 INTERNAL_ERROR_ID = "KT900"  # a bug in kite (C# reported on generated code), never in the program
 
 
@@ -156,12 +155,16 @@ class Stage(enum.Enum):
 
 
 class Ranged(Protocol):
-    """Anything a diagnostic can cover: a syntax node, or the Span of a name or token."""
+    """Anything a diagnostic can cover: a syntax node, or the Span of a name or token (read only: frozen ones too)."""
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def end_column(self) -> int: ...
 
 
 @dataclass(frozen=True)

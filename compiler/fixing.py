@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kite.diagnostics import Diagnostic, Edit
+from kite.diagnostics import Diagnostic, Edit, Fix
 from kite.pipeline import kite_layer
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
@@ -55,7 +55,7 @@ def _spans(fix) -> list[tuple[int, int, int, int]]:
 def _overlaps(a: tuple, b: tuple) -> bool:
     """Two edits' ranges share a character (or insert at the same place)."""
     start_a, end_a, start_b, end_b = (a[0], a[1]), (a[2], a[3]), (b[0], b[1]), (b[2], b[3])
-    return start_a < end_b and start_b < end_a or start_a == start_b
+    return (start_a < end_b and start_b < end_a) or start_a == start_b
 
 
 def choose(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -72,9 +72,16 @@ def choose(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return chosen
 
 
+def _fix(d: Diagnostic) -> Fix:
+    """The fix of a diagnostic chosen to be fixed: only those that carry one are."""
+    if d.fix is None:
+        raise ValueError(f"{d.id} at {d.line}:{d.column} carries no fix")
+    return d.fix
+
+
 def _key(d: Diagnostic, origin: list[int]) -> tuple:
     """A fix as the same fix on a later round, whose text has moved: its rule, title and line as given."""
-    return (d.id, origin[d.line - 1], d.fix.title)
+    return (d.id, origin[d.line - 1], _fix(d).title)
 
 
 def apply(lines: list[str], edits: list[Edit]) -> list[tuple[int, str]]:
@@ -110,14 +117,14 @@ def fix_file(source: SourceFile) -> FileFixes:
         errors_before = {d.line for d in syntax.diagnostics if d.id == "KT000"}
         lines = text.split("\n")
         while chosen:
-            result = apply(lines, [edit for d in chosen for edit in d.fix.edits])
+            result = apply(lines, [edit for d in chosen for edit in _fix(d).edits])
             culprits = _breaking(path, result, chosen, errors_before)
             if not culprits:
                 break
             for d, message in culprits:
                 chosen.remove(d)
                 refused.add(_key(d, origin))
-                not_fixed.append(NotFixed(origin[d.line - 1], d.id, d.fix.title, f"the fix would be a syntax error: {message}"))
+                not_fixed.append(NotFixed(origin[d.line - 1], d.id, _fix(d).title, f"the fix would be a syntax error: {message}"))
         if not chosen:
             continue
         for d in chosen:

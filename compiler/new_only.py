@@ -39,7 +39,7 @@ class ReportedState:
         self.files: dict[str, Counter] = files or {}
 
     @classmethod
-    def load(cls, path: str) -> "ReportedState":
+    def load(cls, path: str) -> ReportedState:
         """A missing file is an empty state (the first check: everything is new); anything else unreadable is unusable."""
         try:
             text = Path(path).read_text(encoding="utf-8")

@@ -13,12 +13,12 @@ from pathlib import Path
 from kite import diagnostics as diag
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
 from kite.csharp_words import in_kite_words
-from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_function_declared_twice
-from kite.syntax.nodes import Module
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
+from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_function_declared_twice
 from kite.source import SourceFile, read
 from kite.syntax.frontend import SyntaxResult, read_syntax
+from kite.syntax.nodes import Module
 
 TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
@@ -197,7 +197,8 @@ def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], li
         found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
     found.extend(kt015_function_declared_twice.across_files(unit.program.path, modules[0], [(t.path, m) for t, m in zip(unit.tests, modules[1:])]))
     complete = all(result.complete for result in syntax.values()) and not any(d.id in NOT_COMPILED for d in found)
-    return found, syntax, (modules if complete else None)
+    parsed = [module for module in modules if module is not None]  # all of them, when complete
+    return found, syntax, (parsed if complete else None)
 
 
 def module_mismatches(unit: Unit, modules: list[Module | None]):

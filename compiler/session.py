@@ -18,6 +18,7 @@ import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Self
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import line_path, module_class, test_methods
@@ -25,8 +26,18 @@ from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
-    NOT_COMPILED, Analysis, CheckResult, Compiled, Unit, UnitSource, front_end, generate_for_debugger, generate_unit,
-    has_entry_point, merge, module_mismatches,
+    NOT_COMPILED,
+    Analysis,
+    CheckResult,
+    Compiled,
+    Unit,
+    UnitSource,
+    front_end,
+    generate_for_debugger,
+    generate_unit,
+    has_entry_point,
+    merge,
+    module_mismatches,
 )
 from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import TestCase, TestOutcome, TestReport
@@ -84,7 +95,7 @@ class Session:
         # child and the process pool serialize what must be serialized; this guards what is built on first use.
         self._lock = threading.Lock()
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -195,7 +206,8 @@ class Session:
         """The assembly of an analyzed unit, for build and test alike; none when any layer found an error."""
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
-        generated = generate_unit(unit, list(analysis.modules), entry_point=True) if entry_point else analysis.generated
+        parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
+        generated = generate_unit(unit, parsed, entry_point=True) if entry_point else analysis.generated
         try:
             image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
         except CompileTimeout:
@@ -253,8 +265,10 @@ class Session:
         from kite.dotnet.runtime import write_runtime_config
 
         analysis = self.analyze(unit)
-        entry_point = analysis.result.verdict is not diag.Verdict.FAILED and has_entry_point(analysis.modules[0])
-        if analysis.result.verdict is not diag.Verdict.FAILED and needs_main and not entry_point:
+        program = analysis.modules[0]  # parsed, unless the check failed
+        checked = analysis.result.verdict is not diag.Verdict.FAILED and program is not None
+        entry_point = checked and program is not None and has_entry_point(program)
+        if checked and needs_main and not entry_point:
             raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
         pdb = None
         if not debug:

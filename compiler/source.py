@@ -28,8 +28,7 @@ class SourceFile:
 def decode(path: str, data: bytes) -> SourceFile:
     if len(data) > MAX_SOURCE_BYTES:
         raise UnusableInput(f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)")
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+    data = data.removeprefix(codecs.BOM_UTF8)
     if b"\x00" in data:
         raise UnusableInput(f"{path}: binary file (NUL byte at offset {data.index(0)}), not Kite source")
     try:
@@ -58,9 +57,8 @@ def reading_errors(path: str, expected: str):
 
 def read_bytes(path: str) -> bytes:
     """A source file's bytes as written (not empty, within the size limit); decode() makes them text."""
-    with reading_errors(path, "a .kite file"):
-        with open(path, "rb") as file:
-            data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
+    with reading_errors(path, "a .kite file"), open(path, "rb") as file:
+        data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
     return data

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import subprocess
+from typing import IO
 
 # Both ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG, bubblewrap's --die-with-parent), and the
 # kernel means the parent *thread*: a child started by a judging thread that then ends would die with it. So every
@@ -14,7 +15,14 @@ _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_pref
 
 def spawn(command: list[str], **options) -> subprocess.Popen:
     """subprocess.Popen, from the thread that outlives every child."""
-    return _SPAWNER.submit(subprocess.Popen, command, **options).result()
+    return _SPAWNER.submit(lambda: subprocess.Popen(command, **options)).result()
+
+
+def piped(stream: IO[bytes] | None) -> IO[bytes]:
+    """A stream of a child started with it as a pipe: Popen types every stream optional, for those that are not."""
+    if stream is None:
+        raise ValueError("the child was started without this pipe")
+    return stream
 
 
 def process_executor(jobs: int) -> concurrent.futures.Executor:

@@ -152,9 +152,9 @@ def statements(draw, depth: int = 0) -> list[tuple[int, list[str]]]:
     lines = [(0, [kind, *value]), *body]
     if kind == "if":
         for _ in range(draw(st.integers(0, 1))):
-            lines += [(0, ["elif", *draw(EXPRESSIONS)[1]]), *[(l + 1, t) for s in draw(st.lists(statements(depth + 1), min_size=1, max_size=2)) for l, t in s]]
+            lines += [(0, ["elif", *draw(EXPRESSIONS)[1]]), *[(level + 1, t) for s in draw(st.lists(statements(depth + 1), min_size=1, max_size=2)) for level, t in s]]
         if draw(st.booleans()):
-            lines += [(0, ["else"]), *[(l + 1, t) for s in draw(st.lists(statements(depth + 1), min_size=1, max_size=2)) for l, t in s]]
+            lines += [(0, ["else"]), *[(level + 1, t) for s in draw(st.lists(statements(depth + 1), min_size=1, max_size=2)) for level, t in s]]
     return lines
 
 
@@ -195,7 +195,7 @@ def written(draw, lines: list[tuple[int, list[str]]]) -> str:
         for index, token in enumerate(toks):
             if index:
                 previous = toks[index - 1]
-                need = previous[-1] in WORDLIKE and token[0] in WORDLIKE or previous == token == "-" or token.startswith('f"') and previous[-1] in WORDLIKE
+                need = (previous[-1] in WORDLIKE and token[0] in WORDLIKE) or previous == token == "-" or (token.startswith('f"') and previous[-1] in WORDLIKE)
                 if depth and previous in ("(", "[", ",") and draw(st.integers(0, 4)) == 0:
                     comment = draw(st.sampled_from(["", "  # inside"]))
                     text += comment + "\n" + " " * draw(st.integers(0, 9))

@@ -38,9 +38,9 @@ def allowlist():
 def reference_pack(checker):
     """The reference assemblies Kite programs compile against, as one Roslyn compilation to look types up in."""
     packages = checker.roslyn.runtime.packages  # boots .NET before the imports below
-    from System.Collections.Generic import List
     from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilation
+    from System.Collections.Generic import List
 
     references = List[MetadataReference]()
     for path in packages.reference_dlls:

@@ -23,5 +23,5 @@ def test_the_rule_fires_on_its_marked_line(rule_id):
     marked = [number for number, line in enumerate(fixture.read_text().splitlines(), start=1) if f"# {rule_id}" in line]
     assert marked, f"{fixture.name} marks no line with '# {rule_id}'"
     result = run_kite(["check", fixture.name], cwd=ANALYZER_FIXTURES)
-    fired = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning {rule_id}:", result.output, re.M)]
+    fired = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning {rule_id}:", result.output, re.MULTILINE)]
     assert fired == marked, result.output  # once per marked line: one problem, one line

@@ -61,7 +61,7 @@ class Unknown(n.Node):
 
 
 def test_every_pass_refuses_a_node_class_it_does_not_know(tour):
-    with pytest.raises(TypeError, match="children.. does not know the node Unknown"):
+    with pytest.raises(TypeError, match=r"children.. does not know the node Unknown"):
         n.children(Unknown(1, 1))
     function = next(item for item in tour.items if isinstance(item, n.FnDecl))
     broken = dataclasses.replace(tour, items=(dataclasses.replace(function, body=(*function.body, Unknown(99, 5))),))

@@ -10,9 +10,9 @@ import sys
 from decimal import Decimal
 
 import pytest
-from conftest import REPO, run_kite
 from test_tasks import make_task
 
+from conftest import REPO, run_kite
 from kite.scoring.tasks import TaskFolder
 from kite.session import Session
 from kite.source import SourceFile
@@ -21,8 +21,19 @@ from kite.tasks.augment import Options, augment_task
 from kite.tasks.inputs import task_inputs
 from kite.tasks.probe import task_evidence
 from kite.tasks.values import (
-    INT_MAX, INT_MIN, Char, Declarations, KiteType, NotAValue, Record, decoded, key, literal_value, make_map,
-    make_set, traits,
+    INT_MAX,
+    INT_MIN,
+    Char,
+    Declarations,
+    KiteType,
+    NotAValue,
+    Record,
+    decoded,
+    key,
+    literal_value,
+    make_map,
+    make_set,
+    traits,
 )
 
 TASKS = REPO / "tests" / "tasks"

@@ -8,8 +8,7 @@ import sys
 import time
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURES, run_kite
 from kite.csharp_words import in_kite_words
@@ -138,10 +137,10 @@ def test_kite_test_fails_a_bomb_with_kt010_instead_of_hanging(tmp_path):
 def test_emit_has_the_budget_too():
     # Four levels: a second or more to compile, whether checked or emitted.
     source = decode("four.kite", (
-        "module Four\n\nfn main()\n"
-        "    let xs = [1, 2]\n"
-        "    print(xs.Sum(fn(a) => xs.Sum(fn(b) => xs.Sum(fn(c) => xs.Sum(fn(d) => a + b + c + d)))))\n"
-    ).encode())
+        b"module Four\n\nfn main()\n"
+        b"    let xs = [1, 2]\n"
+        b"    print(xs.Sum(fn(a) => xs.Sum(fn(b) => xs.Sum(fn(c) => xs.Sum(fn(d) => a + b + c + d)))))\n"
+    ))
     checker = Session()
     analysis = checker.analyze(Unit(source))
     assert analysis.result.diagnostics == ()

@@ -8,9 +8,9 @@ import codecs
 import json
 
 import pytest
+from format_corpus import corpus, parsed
 
 from conftest import run_kite
-from format_corpus import corpus, parsed
 from kite.fixing import fix_file
 from kite.pipeline import kite_layer
 from kite.source import SourceFile

@@ -8,13 +8,12 @@ import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from format_corpus import assert_only_layout_moved, corpus, parsed, programs, shape
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
 
 from conftest import REPO, run_kite
-from format_corpus import assert_only_layout_moved, corpus, parsed, programs, shape
 from kite.format import NotKite, format_bytes, format_text, gate, tokens
 from kite.syntax.parser import grammar_text
 
@@ -79,8 +78,8 @@ CASES = {
     ),
     "an element still too long breaks inside its own bracket": (
         "fn f()\n    print(combine(first_argument_name, second_argument_name, third_argument_name, fourth_argument_name), other_value)\n",
-        "fn f()\n    print(\n        combine(\n            first_argument_name,\n            second_argument_name,\n            third_argument_name,\n"
-        "            fourth_argument_name,\n        ),\n        other_value,\n    )\n",
+        ("fn f()\n    print(\n        combine(\n            first_argument_name,\n            second_argument_name,\n            third_argument_name,\n"
+        "            fourth_argument_name,\n        ),\n        other_value,\n    )\n"),
     ),
     "a long header breaks its parameters; the block follows": (
         "fn a_long_function_name(first_parameter: list<int>, second_parameter: map<str, int>) -> map<str, int>\n    pass\n",
@@ -100,8 +99,8 @@ CASES = {
     ),
     "a lambda's parameters take one": (
         "fn f()\n    g(fn(first_parameter_name, second_parameter_name, third_parameter_name, fourth_parameter_name) => 1)\n",
-        "fn f()\n    g(\n        fn(\n            first_parameter_name,\n            second_parameter_name,\n            third_parameter_name,\n"
-        "            fourth_parameter_name,\n        ) => 1,\n    )\n",
+        ("fn f()\n    g(\n        fn(\n            first_parameter_name,\n            second_parameter_name,\n            third_parameter_name,\n"
+        "            fourth_parameter_name,\n        ) => 1,\n    )\n"),
     ),
     "string and char literals never change; a line that cannot break stays long": (
         "fn f()\n    print(f\"{ a }  {join(xs,\", \")}\" + 'x' + \"  spaced   out  \" + \"long text that goes on and on and on past the edge\")\n",
@@ -124,7 +123,7 @@ def test_the_module_line_and_the_comments_above_it():
 def test_the_docs_show_each_rule_with_its_example():
     """docs/format.md's examples are these cases: each `before` block is formatted into the `after` block below it."""
     text = (REPO / "docs" / "format.md").read_text()
-    pairs = re.findall(r"```kite\n(.*?)```\n\nbecomes\n\n```kite\n(.*?)```", text, re.S)
+    pairs = re.findall(r"```kite\n(.*?)```\n\nbecomes\n\n```kite\n(.*?)```", text, re.DOTALL)
     assert len(pairs) == 8
     for before, after in pairs:
         assert fmt(before) == after
@@ -348,6 +347,7 @@ def test_fmt_diff_prints_a_unified_diff(tmp_path):
 
 def test_fmt_reads_stdin_and_names_it_in_messages(tmp_path):
     from click.testing import CliRunner
+
     from kite.cli.main import main
 
     done = CliRunner().invoke(main, ["fmt", "-"], input=MESSY.encode())

@@ -9,8 +9,7 @@ from kite.analyze import gather
 from kite.codegen.csharp import WHOLE_LINE, UnitSymbols, generate, span_marker
 from kite.codegen.types import CSHARP_KEYWORDS
 from kite.rules import kt004_csharp_leak, kt007_sandbox, kt012_text_join
-from kite.syntax import layout, leaks
-from kite.syntax import nodes as n
+from kite.syntax import layout, leaks, nodes as n
 from kite.syntax.foreign import BLOCK_STATEMENTS, NOT_KITE_STATEMENTS
 from kite.syntax.parser import parse_module
 

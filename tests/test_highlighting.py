@@ -4,8 +4,7 @@ agrees with the grammar about every keyword, name, number and string."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from lark.exceptions import LarkError
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.token import Error, Keyword, Name, Number, String
@@ -52,7 +51,7 @@ def test_every_sample_lexes_without_an_error_token_and_as_the_grammar_reads_it(p
 def test_keywords_come_from_the_grammar():
     kinds = {value: kind for _, kind, value in KiteLexer().get_tokens_unprocessed("\n".join(sorted(kite_keywords())))}
     assert all(kinds[word] in Keyword for word in kite_keywords())
-    others = "\n".join(["int", "str", "var", "class", "new", "public", "null", "elseif", "lets", "fnord", "Type"])
+    others = "int\nstr\nvar\nclass\nnew\npublic\nnull\nelseif\nlets\nfnord\nType"
     assert not any(kind in Keyword for _, kind, _ in KiteLexer().get_tokens_unprocessed(others))
 
 

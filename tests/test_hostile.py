@@ -34,7 +34,7 @@ def test_a_wrong_solution_fails_the_right_test():
 
 
 def test_an_endless_loop_times_out_within_its_limit_and_the_next_test_still_runs():
-    result, elapsed = kite_test("endless_loop.kite", "--timeout", "1", "--format", "json")
+    result, _elapsed = kite_test("endless_loop.kite", "--timeout", "1", "--format", "json")
     import json
 
     [answer] = json.loads(result.output)["answers"]
@@ -118,8 +118,7 @@ def test_hostile_answers_in_flight_beside_correct_ones_never_change_their_verdic
     recurses = header + "    return add(a, b)\n"
     answers = [spins, good, recurses, good, spins, good]
     with open(tmp_path / "run.jsonl", "w") as run:
-        for index, code in enumerate(answers):
-            run.write(json.dumps({"id": index, "task_id": "add", "text": f"```kite\n{code}```\n"}) + "\n")
+        run.writelines(json.dumps({"id": index, "task_id": "add", "text": f"```kite\n{code}```\n"}) + "\n" for index, code in enumerate(answers))
     result = run_kite(["score", "run.jsonl", "--field", "text", "--id-field", "id", "--tasks", str(tmp_path / "tasks"),
                        "--timeout", "1", "--budget", "2"], cwd=tmp_path)
     assert result.exit_code == 0, result.output

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import ast
 import dataclasses
 import re
 import types
+
+import pytest
 
 from conftest import FIXTURES, REPO, assert_snapshot, run_kite
 from kite.diagnostics import Rule, Stage

@@ -386,7 +386,7 @@ async def test_without_dotnet_the_kite_layer_is_served_and_the_absence_said_once
         await asyncio.wait_for(without_dotnet.wait_for_notification(types.WINDOW_SHOW_MESSAGE), WAIT_SECONDS)
     for version in (2, 3):  # later changes: still served, never told again
         change(without_dotnet, uri, version, BROKEN + "\n" * version)
-        await published(without_dotnet, uri, lambda found: without_dotnet.published[-1].version == version)
+        await published(without_dotnet, uri, lambda found, version=version: without_dotnet.published[-1].version == version)
     status = await without_dotnet.workspace_execute_command_async(types.ExecuteCommandParams("kite.status"))
     assert status["csharp"] == "absent" and "dotnet" in status["why"]
     [message] = without_dotnet.messages

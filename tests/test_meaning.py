@@ -11,9 +11,9 @@ from conftest import REPO
 from kite.codegen.csharp import UnitSymbols, generate
 from kite.diagnostics import Severity
 from kite.pipeline import Unit, find_units, generate_unit
+from kite.session import Session
 from kite.source import decode
 from kite.syntax.frontend import read_syntax
-from kite.session import Session
 
 MEANING = REPO / "tests" / "meaning"
 

@@ -5,17 +5,16 @@ standard-library names), it never gets KT900, and when Kite accepts it, its test
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from lark.lexer import PatternStr
 
 from kite import standard_library
 from kite.codegen.types import CSHARP_KEYWORDS, GENERATED_MEMBERS
 from kite.diagnostics import Severity
 from kite.pipeline import Unit
+from kite.session import Session
 from kite.source import SourceFile
 from kite.syntax.parser import lark_parser
-from kite.session import Session
 
 KITE_KEYWORDS = sorted(
     t.pattern.value for t in lark_parser().terminals if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha()

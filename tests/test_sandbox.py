@@ -18,9 +18,9 @@ from conftest import ARTICLE, REPO, run_kite
 from kite.cli.emitters import json_document as json_emitter, junit as junit_emitter, text as text_emitter
 from kite.dotnet.runtime import RUNTIME_CONFIG
 from kite.pipeline import CheckResult, Unit
+from kite.session import Session, UnitReport
 from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
-from kite.session import Session, UnitReport
 from kite.testing.outcomes import TestCase, TestReport
 from kite.testing.worker import TAMPERED, Limits, ProcessPool, TestRequest, run_answer
 
@@ -122,7 +122,8 @@ def test_what_one_answer_changes_in_its_process_never_reaches_the_next(session):
     assert changed.status == "pass"
     time.sleep(0.3)  # the heap-filling timer would have had time to run in a shared process
     after = session.test(prices)
-    summary = lambda report: [(o.case.name, o.status, o.message) for o in report.outcomes]
+    def summary(report):
+        return [(o.case.name, o.status, o.message) for o in report.outcomes]
     assert summary(after) == summary(alone)
     assert all(o.status == "pass" for o in alone.outcomes)
 

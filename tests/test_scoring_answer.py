@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kite.scoring.answer import extract
-
 
 # What may stay in the prose between a block's start and end: a quote's or a list's markers on its later lines.
 CONTAINER_MARKERS = " \t\r\n>-*+.)0123456789"

@@ -95,7 +95,7 @@ def write(tmp_path, name: str, content: bytes):
 
 
 def test_kite_prose_prints_each_hit_where_it_is(tmp_path):
-    path = write(tmp_path, "answer.md", "Certainly! The code:\r\n\r\n```kite\r\n# in conclusion\r\nfn f()\r\n    pass\r\n```\r\nIn conclusion, hope this helps.\r\n".encode())
+    path = write(tmp_path, "answer.md", b"Certainly! The code:\r\n\r\n```kite\r\n# in conclusion\r\nfn f()\r\n    pass\r\n```\r\nIn conclusion, hope this helps.\r\n")
     result = run_kite(["prose", path], cwd=REPO)
     assert result.exit_code == 1
     assert result.output.splitlines() == [
@@ -107,7 +107,7 @@ def test_kite_prose_prints_each_hit_where_it_is(tmp_path):
 
 
 def test_kite_prose_json_has_the_documented_shape(tmp_path):
-    path = write(tmp_path, "answer.md", "Sure! It works.\n\nOverall, fine.\n".encode())
+    path = write(tmp_path, "answer.md", b"Sure! It works.\n\nOverall, fine.\n")
     result = run_kite(["prose", "--format", "json", path], cwd=REPO)
     document = json.loads(result.output)
     assert result.exit_code == 1 and document["count"] == 2 and document["note"] == CLEAN_MEANS

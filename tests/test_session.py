@@ -105,7 +105,8 @@ def test_a_layer_that_raises_is_that_units_internal_error_and_the_batch_goes_on(
 def test_the_exit_code_is_the_worst_that_happened():
     clean = UnitReport("a.kite", check=CheckResult((), ("kite",)))
     internal = Diagnostic("b.kite", 0, 0, Severity.ERROR, "KT900", "internal error: CS0103 on generated code", Layer.COMPILER)
-    failed = lambda report: report.check.verdict.value == "failed"
+    def failed(report):
+        return report.check.verdict.value == "failed"
     assert exit_code() == 0 and exit_code(failed=True) == 1
     assert exit_code(unusable=True, failed=True) == 2 and exit_code(internal=True, unusable=True, failed=True) == 3
     assert units_exit_code([clean], failed) == 0

@@ -18,7 +18,7 @@ def std_class_methods() -> dict[str, set[int]]:
     for name, params in PUBLIC_METHOD.findall(body):
         depth, count = 0, 1 if params.strip() else 0
         for char in params:
-            depth += char in "<(" and 1 or char in ">)" and -1 or 0
+            depth += (char in "<(" and 1) or (char in ">)" and -1) or 0
             count += char == "," and depth == 0
         methods.setdefault(name, set()).add(count)
     return methods

@@ -5,8 +5,8 @@ import json
 import shutil
 
 import pytest
-from conftest import REPO, run_kite
 
+from conftest import REPO, run_kite
 from kite.scoring.tasks import TaskFolder
 from kite.session import Session
 from kite.source import SourceFile

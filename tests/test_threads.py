@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import concurrent.futures
 
-from kite.syntax.frontend import read_syntax
 from kite.source import SourceFile
+from kite.syntax.frontend import read_syntax
 
 
 def test_threads_parsing_at_once_each_get_their_own_tree():

@@ -38,7 +38,7 @@ def frame(d: diag.Diagnostic, paint) -> list[str]:
     severity = d.severity.value
     lines = [paint(severity, f"{severity}[{d.id}]") + paint("bold", f": {visible(d.message)}")]
     column = f":{d.column}" if d.column else ""
-    source = source_lines(d.file)
+    source = source_lines(d.file) or []
     marks = underlines(source, d.line, d.column, d.end_line, d.end_column) if source else []
     width = len(str(max([d.line, *(mark.line for mark in marks)])))
     lines.append(" " * width + paint("gutter", "--> ") + f"{visible(d.file)}:{d.line}{column}")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kite import __version__
-from kite import diagnostics as diag
+from kite import __version__, diagnostics as diag
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -20,14 +19,14 @@ def _region(d: diag.Diagnostic) -> dict:
     return region
 
 
-def _fix(d: diag.Diagnostic) -> dict:
+def _fix(d: diag.Diagnostic, fix: diag.Fix) -> dict:
     """SARIF's fix: the edits as replacements of the file's regions (same columns as the diagnostic's)."""
     replacements = [
         {"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line, "endColumn": e.end_column},
          "insertedContent": {"text": e.text}}
-        for e in d.fix.edits
+        for e in fix.edits
     ]
-    return {"description": {"text": d.fix.title}, "artifactChanges": [{"artifactLocation": {"uri": d.file.replace("\\", "/")}, "replacements": replacements}]}
+    return {"description": {"text": fix.title}, "artifactChanges": [{"artifactLocation": {"uri": d.file.replace("\\", "/")}, "replacements": replacements}]}
 
 
 def check(reports) -> str:
@@ -55,7 +54,7 @@ def check(reports) -> str:
                 "artifactLocation": {"uri": d.file.replace("\\", "/")},
                 "region": _region(d),
             }}],
-            **({"fixes": [_fix(d)]} if d.fix is not None else {}),
+            **({"fixes": [_fix(d, d.fix)]} if d.fix is not None else {}),
         }
         for d in found
     ]

@@ -195,8 +195,8 @@ def survivor_lines(task) -> list[str]:
     if task.unchecked:
         lines = [f"  {task.checked} survivors not checked on generated inputs: {visible(task.unchecked)}"]
     else:
-        lines = [f"  {task.checked} survivors checked on {task.inputs} generated inputs the reference answers: "
-                 f"{task.count('survived')} told apart, {task.count('equivalent')} likely equivalent"]
+        lines = [(f"  {task.checked} survivors checked on {task.inputs} generated inputs the reference answers: "
+                 f"{task.count('survived')} told apart, {task.count('equivalent')} likely equivalent")]
     labels = (("survived", "survived"), ("equivalent", "likely equivalent (the reference's value on every generated input)"))
     for status, label in labels:
         for result in task.results:

@@ -55,7 +55,7 @@ class UnitSymbols:
     type_names: frozenset[str]  # records and enums, as the program spells them
 
     @classmethod
-    def of(cls, modules, paths) -> "UnitSymbols":
+    def of(cls, modules, paths) -> UnitSymbols:
         located = [(path, item) for module, path in zip(modules, paths) for item in module.items]
         items = [item for _, item in located]
         functions = {item.name: item for item in items if isinstance(item, n.FnDecl)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import ctypes
 import json
 import os
@@ -25,7 +26,7 @@ import time
 
 from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
-from kite.spawn import spawn
+from kite.spawn import piped, spawn
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
@@ -86,45 +87,43 @@ class CompileWorker:
         with self._lock:
             if self.process is None:
                 return
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.process.wait()
-            self.process.stdin.close()
-            self.process.stdout.close()
+            piped(self.process.stdin).close()
+            piped(self.process.stdout).close()
             self.process = None
             self._pending.clear()
 
-    def _start(self) -> None:
-        self.process = spawn(
+    def _start(self) -> subprocess.Popen:
+        process = self.process = spawn(
             [sys.executable, "-m", "kite.dotnet.compile_worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         try:
-            ready = self._reply(time.monotonic() + BOOT_TIMEOUT_SECONDS)
+            ready = self._reply(process, time.monotonic() + BOOT_TIMEOUT_SECONDS)
         except CompileTimeout:
             self.stop()
             raise ToolchainError(f"the C# compiler did not start within {BOOT_TIMEOUT_SECONDS} s") from None
         self._stdlib_image = base64.b64decode(ready["stdlib"])
+        return process
 
     def _request(self, request: dict, timeout: float) -> dict:
         with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
-            if self.process is None:
-                self._start()
+            process = self.process if self.process is not None else self._start()
             try:
-                self.process.stdin.write(json.dumps(request).encode() + b"\n")
-                self.process.stdin.flush()
+                piped(process.stdin).write(json.dumps(request).encode() + b"\n")
+                piped(process.stdin).flush()
             except BrokenPipeError:
                 self._died()
             try:
-                return self._reply(time.monotonic() + timeout)
+                return self._reply(process, time.monotonic() + timeout)
             except CompileTimeout:
                 self.stop()
                 raise
 
-    def _reply(self, deadline: float) -> dict:
-        fd = self.process.stdout.fileno()
+    def _reply(self, process: subprocess.Popen, deadline: float) -> dict:
+        fd = piped(process.stdout).fileno()
         end = self._pending.find(b"\n")
         while end < 0:
             remaining = deadline - time.monotonic()

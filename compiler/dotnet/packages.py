@@ -10,9 +10,9 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from xml.sax.saxutils import quoteattr
 from importlib import resources
 from pathlib import Path
+from xml.sax.saxutils import quoteattr
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
@@ -107,7 +107,7 @@ def _ready_to_run(folder: Path, project: dict[str, bytes], layout: dict) -> tupl
 def _run_dotnet(arguments: list[str], what: str) -> subprocess.CompletedProcess:
     command = [dotnet_executable(), *arguments, "--nologo", "-v", "q"]
     try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=RESTORE_TIMEOUT_SECONDS)
+        return subprocess.run(command, capture_output=True, text=True, timeout=RESTORE_TIMEOUT_SECONDS, check=False)
     except subprocess.TimeoutExpired:
         raise ToolchainError(f"{what} took over {RESTORE_TIMEOUT_SECONDS} s") from None
 

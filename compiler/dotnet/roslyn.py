@@ -32,7 +32,7 @@ class AnalyzerRules:
     off: dict[str, str]
 
     @classmethod
-    def load(cls) -> "AnalyzerRules":
+    def load(cls) -> AnalyzerRules:
         table = tomllib.loads((resources.files("kite.dotnet") / "analyzer_rules.toml").read_text())
         return cls(on=dict(table["on"]), off=dict(table["off"]))
 
@@ -47,7 +47,7 @@ class Allowlist:
     never: dict[str, str]
 
     @classmethod
-    def load(cls) -> "Allowlist":
+    def load(cls) -> Allowlist:
         table = tomllib.loads((resources.files("kite.dotnet") / "allowlist.toml").read_text())
         return cls(types=dict(table["types"]), members=dict(table["members"]), refused=dict(table["refused"]), never=dict(table["never"]))
 
@@ -66,11 +66,16 @@ class RoslynService:
         self.runtime = runtime or boot()
         self.rules = rules or AnalyzerRules.load()
 
+        from Microsoft.CodeAnalysis import (
+            DiagnosticSeverity,
+            NullableContextOptions,
+            OptimizationLevel,
+            OutputKind,
+            ReportDiagnostic,
+        )
+        from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions, CSharpParseOptions, LanguageVersion
         from System import String
         from System.Collections.Generic import Dictionary
-        from Microsoft.CodeAnalysis import OutputKind, ReportDiagnostic, DiagnosticSeverity
-        from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions, CSharpParseOptions, LanguageVersion
-        from Microsoft.CodeAnalysis import NullableContextOptions, OptimizationLevel
 
         self._references = _references(self.runtime)
         self.analyzers, self._descriptors = _analyzers(self.runtime)
@@ -103,9 +108,13 @@ class RoslynService:
 
     def check(self, sources: list[tuple[str, str]], references=()) -> list[Diagnostic]:
         """Compiler and analyzer diagnostics of C# files (path, text), on the lines their #line markers name."""
-        from Microsoft.CodeAnalysis.Diagnostics import AnalyzerOptions, CompilationWithAnalyzers, CompilationWithAnalyzersOptions
-        from System.Collections.Immutable import ImmutableArray
         from Microsoft.CodeAnalysis import AdditionalText
+        from Microsoft.CodeAnalysis.Diagnostics import (
+            AnalyzerOptions,
+            CompilationWithAnalyzers,
+            CompilationWithAnalyzersOptions,
+        )
+        from System.Collections.Immutable import ImmutableArray
 
         compilation = self._compilation("KiteCheck", sources, references)
         options = CompilationWithAnalyzersOptions(
@@ -132,17 +141,16 @@ class RoslynService:
 
     def reference_from_image(self, image: bytes, aliases: tuple[str, ...] = ()):
         """A reference to an assembly image; with aliases, its types are reached only as `alias::Name` (extern alias)."""
+        from Microsoft.CodeAnalysis import AssemblyMetadata
         from System import Array, Byte, String
         from System.Collections.Immutable import ImmutableArray
-        from Microsoft.CodeAnalysis import AssemblyMetadata
 
         # pythonnet does not fill optional struct parameters: every argument is spelled out.
         metadata = AssemblyMetadata.CreateFromImage(Array[Byte](image))
         return metadata.GetReference(None, ImmutableArray.CreateRange[String](Array[String](list(aliases))), False, None, None)
 
     def _to_kite(self, found) -> Diagnostic | None:
-        from Microsoft.CodeAnalysis import DiagnosticSeverity
-        from Microsoft.CodeAnalysis import LineVisibility
+        from Microsoft.CodeAnalysis import DiagnosticSeverity, LineVisibility
 
         if found.IsSuppressed or found.Severity not in (DiagnosticSeverity.Error, DiagnosticSeverity.Warning):
             return None
@@ -188,8 +196,8 @@ GENERATED_MARKER = re.compile(r"\n#line [^\n]*\n ?")
 @functools.cache
 def _references(runtime: DotnetRuntime):
     """The reference pack as MetadataReferences: once per process (each one holds native memory)."""
-    from System.Collections.Generic import List
     from Microsoft.CodeAnalysis import MetadataReference
+    from System.Collections.Generic import List
 
     references = List[MetadataReference]()
     for path in runtime.packages.reference_dlls:
@@ -201,11 +209,11 @@ def _references(runtime: DotnetRuntime):
 @functools.cache
 def _analyzers(runtime: DotnetRuntime):
     """The C# analyzers, loaded once per process, and their rule descriptors by id."""
+    from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
+    from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
     from System.Collections.Generic import List
     from System.Collections.Immutable import ImmutableArray
     from System.Reflection import Assembly
-    from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
-    from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
 
     class AssemblyLoader(IAnalyzerAssemblyLoader):
         __namespace__ = "Kite.Toolchain"
@@ -236,10 +244,10 @@ def _analyzers(runtime: DotnetRuntime):
 def _kite_analyzers(runtime: DotnetRuntime):
     """KT007 (KiteSandbox.cs) and KT012 (KiteText.cs), compiled against the loaded Roslyn and instantiated in this
     process, KT007 with the allowlist."""
-    from System import Activator, Array, Byte, Object, String
-    from System.Reflection import Assembly
     from Microsoft.CodeAnalysis import MetadataReference, OutputKind
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
+    from System import Activator, Array, Byte, Object, String
+    from System.Reflection import Assembly
 
     sources = [(name, (resources.files("kite.dotnet") / name).read_text()) for name in ("KiteSandbox.cs", "KiteText.cs")]
 
@@ -265,11 +273,11 @@ def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_refere
 
     base_references is the .NET list built once per process, copied on the .NET side (a copy through
     Python costs milliseconds a compile); references are the few extras."""
-    from System.Collections.Generic import List
-    from System.Text import Encoding
     from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpSyntaxTree
     from Microsoft.CodeAnalysis.Text import SourceText
+    from System.Collections.Generic import List
+    from System.Text import Encoding
 
     trees = List[SyntaxTree]()
     for path, text in sources:

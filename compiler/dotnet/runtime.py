@@ -31,7 +31,7 @@ def write_runtime_config(path) -> None:
 def installed_runtimes() -> str:
     """`dotnet --list-runtimes`: what kite and the programs it runs may roll forward to (LatestMinor), so what a kept
     verdict depends on beside the pinned packages."""
-    return subprocess.run([dotnet_executable(), "--list-runtimes"], capture_output=True, text=True, timeout=60).stdout
+    return subprocess.run([dotnet_executable(), "--list-runtimes"], capture_output=True, text=True, timeout=60, check=False).stdout
 
 
 @dataclass(frozen=True, eq=False)  # one per process: identity is its hash (per-process caches key on it)
@@ -52,7 +52,7 @@ def boot() -> DotnetRuntime:
         from clr_loader import get_coreclr
 
         pythonnet.set_runtime(get_coreclr(runtime_config=str(config)))
-        import clr  # noqa: F401  (starts the runtime)
+        import clr  # starts the runtime
     except Exception as error:  # clr_loader raises bare RuntimeError/OSError with long texts
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ToolchainError(

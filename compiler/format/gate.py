@@ -185,7 +185,7 @@ class _Expression:
 
     def atom(self) -> int:
         kind, text = self.kinds[self.at], self.texts[self.at]
-        if kind == NAME or kind == NUMBER:
+        if kind in (NAME, NUMBER):
             self.at += 1
             return 0
         if kind == LITERAL:
@@ -260,6 +260,8 @@ class _Expression:
                 index += 2
             elif char == "{":
                 end = hole_end(body, index)
+                if end is None:  # the parser refuses an unclosed hole first
+                    raise _No
                 hole = body[index + 1:end] if end is not None else ""
                 if not hole.strip() or ":" in hole:
                     raise _No

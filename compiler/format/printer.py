@@ -4,7 +4,18 @@ outermost bracket, comments where they belong, blank lines between items."""
 from __future__ import annotations
 
 from kite.format.tokens import (
-    ANGLE_CLOSE, ANGLE_OPEN, BLANK, CLOSE, COMMENT, KEYWORD, LITERAL, NAME, NUMBER, OPEN, Document, Token,
+    ANGLE_CLOSE,
+    ANGLE_OPEN,
+    BLANK,
+    CLOSE,
+    COMMENT,
+    KEYWORD,
+    LITERAL,
+    NAME,
+    NUMBER,
+    OPEN,
+    Document,
+    Token,
 )
 
 WIDTH = 100
@@ -22,7 +33,7 @@ GROUPED = frozenset({"let", "use"})
 
 def _ends_value(token: Token) -> bool:
     """The token ends an operand: what follows it is a binary operator, a call or an index."""
-    return token.kind in VALUES or token.text in (")", "]") and token.kind != COMMENT or (token.kind == KEYWORD and token.text in VALUE_KEYWORDS)
+    return token.kind in VALUES or (token.text in (")", "]") and token.kind != COMMENT) or (token.kind == KEYWORD and token.text in VALUE_KEYWORDS)
 
 
 def render(tokens: list[Token]) -> str:
@@ -42,7 +53,7 @@ def render(tokens: list[Token]) -> str:
                 if text == "-":  # `- -x`, never `--x` (C#'s decrement)
                     out.append(" ")
             elif text == "(":  # a call, a type's call, parameters: no space; a parenthesized expression: one
-                if not (_ends_value(before) or before.kind is ANGLE_CLOSE or before.kind is KEYWORD and before.text == "fn"):
+                if not (_ends_value(before) or before.kind is ANGLE_CLOSE or (before.kind is KEYWORD and before.text == "fn")):
                     out.append(" ")
             elif text == "[":  # an index: no space; a list: one
                 if not _ends_value(before):
@@ -250,7 +261,7 @@ def _gap(out: list[str], entries: list, low: int, high: int, *, after_header: bo
     normal: list = []
     for entry in entries:
         if entry is BLANK:
-            if normal and normal[-1] is not BLANK or not normal and not after_header:
+            if (normal and normal[-1] is not BLANK) or (not normal and not after_header):
                 normal.append(BLANK)
         else:
             normal.append((min(max(entry.column // len(INDENT), low), high), entry.text))

@@ -115,6 +115,7 @@ def read(text: str) -> Document:
         had_code = False
         for match in finditer(physical):
             group = match.lastgroup
+            assert group is not None, "every alternative of the scanner is a named group"
             value = match.group(group)
             if group == "word":
                 append(_token(Token, (KEYWORD if value in keywords and previous != "." else NAME, value, row, False)))

@@ -76,7 +76,7 @@ class Parsed:
     module: n.Module | None
 
     @classmethod
-    def of(cls, path: str, text: str) -> "Parsed":
+    def of(cls, path: str, text: str) -> Parsed:
         module = read_syntax(SourceFile(path, text)).module if text.strip() else None
         return cls(text.split("\n"), module)
 
@@ -114,7 +114,7 @@ class Parsed:
         return {item.name: item for item in self.module.items if isinstance(item, n.FnDecl)} if self.module else {}
 
     @property
-    def types(self) -> dict[str, object]:
+    def types(self) -> dict[str, n.TypeDecl | n.EnumDecl]:
         return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
 
 
@@ -179,6 +179,8 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
 def definition(parsed: Parsed, line: int, column: int) -> EditorRange | None:
     """Where the name under the cursor is declared in this file (its name, not its keyword)."""
     word, binding = name_at(parsed, line, column)
+    if word is None:
+        return None
     declared = binding or parsed.functions.get(word) or parsed.types.get(word)
     if declared is None:
         return None
@@ -193,7 +195,7 @@ class Symbol:
     name: str
     kind: str  # function, struct, enum, constant, test, field, member
     span: EditorRange
-    children: tuple["Symbol", ...] = ()
+    children: tuple[Symbol, ...] = ()
 
 
 def symbols(parsed: Parsed) -> list[Symbol]:

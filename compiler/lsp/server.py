@@ -39,7 +39,7 @@ class Settings:
     idle_release: float = 300.0  # seconds without a C# check before the compile process is stopped
 
     @classmethod
-    def of(cls, options) -> "Settings":
+    def of(cls, options) -> Settings:
         options = options if isinstance(options, dict) else {}
         names = {"kiteDelay": "kite_delay", "csharpDelay": "csharp_delay", "idleRelease": "idle_release"}
         return cls(**{field: float(options[key]) for key, field in names.items() if isinstance(options.get(key), (int, float))})
@@ -70,7 +70,7 @@ class KiteLanguageServer(LanguageServer):
 
     def unit_of(self, uri: str) -> Unit:
         """The file's unit as `kite check` pairs it: NAME.test.kite with NAME.kite beside it."""
-        [found] = find_units([to_fs_path(uri)])
+        [found] = find_units([file_path(uri)])
         return Unit(self.source(found.program), tuple(self.source(test) for test in found.tests))
 
     # ---- checks
@@ -141,11 +141,13 @@ class KiteLanguageServer(LanguageServer):
     def diagnostics_of(self, uri: str) -> list[types.Diagnostic]:
         """The latest check of the file's current text (Kite's layer at once when none is there yet)."""
         unit = self.unit_of(uri)
-        checked, result = self.results.get(unit.program.path, (None, None))
-        if checked != unit:
+        cached = self.results.get(unit.program.path)
+        if cached is not None and cached[0] == unit:
+            result = cached[1]
+        else:
             result = self.session.check(unit, through=Layer.KITE)
             self.results[unit.program.path] = (unit, result)
-        path = to_fs_path(uri)
+        path = file_path(uri)
         lines = self.source(path).text.split("\n")
         mine = [d for d in result.diagnostics if d.file == path or (d.file not in {s.path for s in unit.sources} and path == unit.program.path)]
         return [lsp_diagnostic(d, lines) for d in mine]
@@ -246,9 +248,17 @@ def pull_diagnostics(ls: KiteLanguageServer, params: types.DocumentDiagnosticPar
     return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_of(params.text_document.uri))
 
 
+def file_path(uri: str) -> str:
+    """The path of a file: URI; kite serves no other kind."""
+    path = to_fs_path(uri)
+    if path is None:
+        raise UnusableInput(f"{uri}: not a file, and kite serves files only")
+    return path
+
+
 def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
     document = ls.workspace.get_text_document(uri)
-    return features.Parsed.of(to_fs_path(uri), document.source.replace("\r\n", "\n"))
+    return features.Parsed.of(file_path(uri), document.source.replace("\r\n", "\n"))
 
 
 def cursor(parsed: features.Parsed, position: types.Position) -> tuple[int, int]:
@@ -308,7 +318,7 @@ def code_actions(ls: KiteLanguageServer, params: types.CodeActionParams):
     """The fixes Kite's own layer attaches to its diagnostics (kite.diagnostics.Fix), over the current text (not the
     client's copy of old diagnostics); a safe one is preferred, one that renames is offered too."""
     uri = params.text_document.uri
-    path = to_fs_path(uri)
+    path = file_path(uri)
     lines = ls.source(path).text.split("\n")
     wanted = range(params.range.start.line + 1, params.range.end.line + 2)
     actions = []
@@ -327,7 +337,7 @@ def formatted(ls: KiteLanguageServer, uri: str, rows: range | None = None) -> li
     text = ls.workspace.get_text_document(uri).source
     lines = text.replace("\r\n", "\n").split("\n")
     try:
-        edits = features.formatting_edits(to_fs_path(uri), text, rows)
+        edits = features.formatting_edits(file_path(uri), text, rows)
     except NotKite as error:
         ls.window_log_message(types.LogMessageParams(types.MessageType.Info, f"kite: not formatted: {error.diagnostic.render()}"))
         return None

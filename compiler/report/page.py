@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from pygments.formatters import HtmlFormatter
 from pygments.token import STANDARD_TYPES
@@ -18,8 +19,8 @@ from pygments.token import STANDARD_TYPES
 from kite import __version__
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.display import visible
-from kite.report.compare import flips, rate_changes
 from kite.frames import underlines
+from kite.report.compare import flips, rate_changes
 from kite.report.results import dumps_for_script, verdict_passed
 from kite.scoring.answer import extract
 from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
@@ -110,7 +111,7 @@ def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | Non
     column = d["column"]
     line_text = text[span["start"]:span["end"]]
     answer_column = column - column_offset(*blocks[span["block"]]) if column else 0
-    [mark] = underlines([line_text], 1, answer_column, 1, answer_column) or [None]
+    mark = next(iter(underlines([line_text], 1, answer_column, 1, answer_column)), None)  # one line: one mark at most
     if mark is not None:
         view["at"] = [to16(span["start"] + min(mark.start, len(line_text))), to16(span["start"] + min(mark.end, len(line_text)))]
     return view
@@ -134,14 +135,14 @@ def answer_view(result: dict, text: str | None) -> dict:
                        "read_as": b.get("read_as"),
                        "tokens": code_tokens(text[b["start"]:b["end"]]) if text is not None and b["is_kite"] else None}
                       for b in blocks]
-    extracted = None
+    extracted: list[tuple[str, str | None]] = []  # read only for a point diagnostic with a span
     if text is not None and any(d.get("span") and is_point(d) for d in result.get("diagnostics", [])):
         extracted = [(block.text, b.get("read_as")) for block, b in zip(extract(text).blocks, blocks)]
     view["diagnostics"] = [diagnostic_view(d, text, extracted, to16) for d in result.get("diagnostics", [])]
     return view
 
 
-def failed_layers(result: dict) -> list[str]:
+def failed_layers(result: dict) -> list[Layer]:
     layers = result.get("layers") or {}
     found = [name for name in STATIC_LAYERS if name in layers and (layers[name]["errors"] or layers[name]["warnings"])]
     if Layer.TESTS in layers and (layers[Layer.TESTS]["failed"] or result.get("passes") is False):
@@ -164,7 +165,7 @@ def task_rows(results: list[dict]) -> list[dict]:
 def page_data(run: Run, baseline: Run | None = None) -> dict:
     """Everything the page shows, as JSON-able data: the summary and per-task table, every answer's view, and the
     comparison with the baseline when there is one."""
-    data = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
+    data: dict[str, Any] = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
             "tasks": task_rows(run.results), "has_texts": bool(run.texts),
             "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}
     if baseline is not None:

@@ -18,6 +18,7 @@ def read_results(path: str) -> list[dict]:
         if line.problem is not None:
             raise UnusableInput(f"{path}: line {number} is not a result of kite score ({line.problem[1]})")
         result = line.document
+        assert result is not None, "a line with no problem is a JSON object"
         if result.get("schema") != SCHEMA_VERSION or not isinstance(result.get("line"), int) or "graded" not in result:
             raise UnusableInput(f"{path}: line {number} is not a result of kite score (schema {SCHEMA_VERSION})")
         results.append(result)

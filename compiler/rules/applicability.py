@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from kite.syntax import nodes as n
 
-
 _walked: tuple[n.Module | None, tuple] = (None, ())
 
 

@@ -67,9 +67,8 @@ def rename(module, facts, declaration, new_name: str) -> Fix | None:
     for node in nodes_of(module):
         if not any(item.line <= node.line <= item.end_line for item in within):
             continue
-        if isinstance(node, n.Name) and node.name == old:
-            spots.add((node.line, node.column))
-        elif isinstance(node, n.TypeRef) and node.name == old and declaration.kind in ("type", "enum"):
+        named = isinstance(node, n.Name) or (isinstance(node, n.TypeRef) and declaration.kind in ("type", "enum"))
+        if named and node.name == old:
             spots.add((node.line, node.column))
         elif isinstance(node, n.Member) and node.name == old and declaration.kind in ("field", "member"):
             spots.add((node.end_line, node.end_column - len(old)))

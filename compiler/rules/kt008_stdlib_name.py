@@ -2,8 +2,8 @@
 
 from kite import standard_library
 from kite.diagnostics import Rule, Severity, Stage
-from kite.syntax import nodes as n
 from kite.rules.applicability import has
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT008",

@@ -5,8 +5,8 @@ its id, severity and documentation.
 """
 
 from kite.diagnostics import Rule, Severity, Stage
-from kite.syntax import nodes as n
 from kite.rules.applicability import nodes_of
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT012",

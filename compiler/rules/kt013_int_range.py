@@ -1,8 +1,8 @@
 """KT013: an int literal outside int's range."""
 
 from kite.diagnostics import Rule, Severity, Stage
-from kite.syntax import nodes as n
 from kite.rules.applicability import nodes_of
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT013",

@@ -1,8 +1,8 @@
 """KT014: a lambda whose parameter types nothing tells, said in Kite's words instead of C#'s CS8917 / CS0748."""
 
 from kite.diagnostics import Rule, Severity, Stage
-from kite.syntax import nodes as n
 from kite.rules.applicability import has
+from kite.syntax import nodes as n
 
 RULE = Rule(
     id="KT014",

@@ -130,7 +130,7 @@ class _Blanking:
 
     def block(self, token) -> CodeBlock:
         """A fence or an indented block: its lines blanked (fences too), its code and where that code starts."""
-        content = token.content[:-1] if token.content.endswith("\n") else token.content
+        content = token.content.removesuffix("\n")
         code_lines = content.split("\n") if token.content else []
         opening, after = token.map
         first = opening + 1 if token.type == "fence" else opening
@@ -146,7 +146,9 @@ class _Blanking:
             start, end = self.starts[first] + columns[0], self.ends[first + len(code_lines) - 1]
         else:
             start = end = self.starts[first] if first < len(self.starts) else len(self.answer)
-        language = INFO_LANGUAGE.match(token.info).group(1).lower()
+        info = INFO_LANGUAGE.match(token.info)
+        assert info is not None, "INFO_LANGUAGE matches any text, the empty one too"
+        language = info.group(1).lower()
         text = "\n".join(code_lines)
         fence = token.markup[0] * 3 if token.type == "fence" else "indented"
         return CodeBlock(language, text, start, end, fence, language == "kite" or (language == "" and looks_like_kite(text)))

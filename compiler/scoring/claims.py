@@ -90,7 +90,9 @@ def sentences(prose: str) -> list[tuple[int, int]]:
             end = len(prose)
         else:
             end = boundary.end(boundary.lastgroup) if boundary.lastgroup else boundary.start()
-        start = LEADING_MARKUP.match(prose, start, end).end()
+        markup = LEADING_MARKUP.match(prose, start, end)
+        assert markup is not None, "LEADING_MARKUP matches the empty text too"
+        start = markup.end()
         number = LIST_NUMBER.match(prose, start, end)
         if number:
             start = number.end()

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from lark.exceptions import LarkError
 
-from kite.syntax import layout as layout_pass
-from kite.syntax import leaks
+from kite.syntax import layout as layout_pass, leaks
 from kite.syntax.nodes import Module
 from kite.syntax.parser import KiteSyntaxError, parse_module
 
@@ -55,7 +54,7 @@ def parsed(text: str) -> Module | None:
         module = parse_module("\n".join(layout.lines))
     except (LarkError, KiteSyntaxError, RecursionError):
         return None
-    return module if module is not None and module.name else None
+    return module if module.name else None
 
 
 def as_function_body(code: str) -> str:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.errors import UnusableInput
@@ -209,19 +210,21 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
     if program is not None:
         # Hidden tests of another module cannot meet the program: it is graded on the static layers and fails.
         meets_tests = task is not None and program.module == task.module
-        tests = tuple((test.path, test.text) for test in task.tests) if meets_tests else ()
-        request = CodeRequest("kite", program.source, tests, time_limit=task.time_limit if tests else None)
+        tests = tuple((test.path, test.text) for test in task.tests) if task is not None and meets_tests else ()
+        time_limit = task.time_limit if task is not None and tests else None
+        request = CodeRequest("kite", program.source, tests, time_limit=time_limit)
     return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
 
 
 def assemble(prepared: Prepared, verdict: dict | None) -> dict:
-    result = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
+    result: dict[str, Any] = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
               "task": prepared.task.id if prepared.task is not None else None, "graded": True, "problem": None,
               "format": prepared.format}
     if prepared.format == "kite":
         result.update(kite_result(prepared, verdict))
         deciding = result["passes"] if result["passes"] is not None else result["compiles"]
     else:
+        assert verdict is not None, "an answer in another format always has a request, so a verdict"
         result["valid"] = not verdict["reason"]
         result["reasons"] = [verdict["reason"]] if verdict["reason"] else []
         result["diagnostics"] = verdict["diagnostics"]
@@ -234,6 +237,7 @@ def assemble(prepared: Prepared, verdict: dict | None) -> dict:
 
 def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
     extraction, program, task = prepared.extraction, prepared.program, prepared.task
+    assert extraction is not None, "prepare() extracts every kite answer"
     blocks = [{"language": b.language, "fence": b.fence, "is_kite": b.is_kite, "start": b.start, "end": b.end} for b in extraction.blocks]
     for index, reading in program.readings if program else ():
         blocks[index]["read_as"] = reading.how
@@ -243,6 +247,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         reasons.append("no Kite code" + (f" (code in {', '.join(other)} is not graded as Kite)" if other else ""))
         verdict = {"diagnostics": [], "tests": [] if task is not None else None, "own_tests": [], "tampered": False,
                    "limits": None, "applies": {}, "layers_run": [], "skipped": [], "reason": ""}
+    assert verdict is not None, "a program always has a request, so a verdict"
     if task is not None and program is not None and program.module != task.module:
         reasons.append(f"the answer is module '{program.module}', the task's module is '{task.module}'")
     if verdict["reason"]:
@@ -275,7 +280,7 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         layers[Layer.TESTS] = {"passed": sum(t["status"] == "pass" for t in tests), "failed": sum(t["status"] != "pass" for t in tests)}
     fired = frozenset(d["id"] for d in own)
     rules = rule_verdicts(program, verdict["applies"], fired)
-    failed_layers = {layer for layer, counts in layers.items() if layer != Layer.TESTS and (counts["errors"] or counts["warnings"])}
+    failed_layers: set[Layer] = {layer for layer, counts in layers.items() if layer != Layer.TESTS and (counts["errors"] or counts["warnings"])}
     if passes is False:
         failed_layers.add(Layer.TESTS)
     outcome = Outcome(has_code, compiles, clean, passes, "KT004" in fired, fired, frozenset(failed_layers))

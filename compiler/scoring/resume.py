@@ -17,7 +17,7 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
         return {}
     data = out.read_bytes()
     kept_end = 0
-    done = {}
+    done: dict[int, str | None] = {}
     for raw in data.splitlines(keepends=True):
         if not raw.endswith(b"\n"):
             break
@@ -40,7 +40,7 @@ def locked_results(out: Path):
     """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
     interleave their lines and the summary would count answers twice."""
     try:
-        results = open(out, "a", encoding="utf-8")
+        results = open(out, "a", encoding="utf-8")  # noqa: SIM115 -- held open for the whole run; the caller closes it
     except OSError as error:
         raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
     try:

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from kite.errors import ToolchainError, UnusableInput
 from kite.scoring.cache import VerdictCache, ran_out_of_time, toolchain_fingerprint
-from kite.scoring.executors import ANSWERS_IN_FLIGHT, DaskExecutor, InlineExecutor, SessionSettings, first_done, judge_in_worker
+from kite.scoring.executors import (
+    ANSWERS_IN_FLIGHT,
+    DaskExecutor,
+    InlineExecutor,
+    SessionSettings,
+    first_done,
+    judge_in_worker,
+)
 from kite.scoring.grading import SCHEMA_VERSION, Prepared, assemble, ungradable
 from kite.scoring.reading import Reader, run_lines
 from kite.scoring.resume import locked_results, read_results, resumed_lines
@@ -64,6 +71,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         # A verdict also depends on the limits it was judged under: a run with a shorter timeout is never served a longer one's.
         toolchain = f"{toolchain_fingerprint()} {json.dumps(dataclasses.asdict(options.session), sort_keys=True)}"
         cache = VerdictCache(options.cache)
+        executor: DaskExecutor | concurrent.futures.Executor
         if options.dask:
             executor = DaskExecutor(options.dask)
         elif options.jobs > 1:

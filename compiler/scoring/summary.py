@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import Any
 
 from kite.scoring.tasks import is_augmented
 
@@ -40,7 +41,7 @@ def summarize(results: list[dict]) -> dict:
     kite = [r for r in graded if r["format"] == "kite"]
     kite_total = len(kite) + sum(1 for r in results if not r["graded"])  # an ungraded line was meant to be graded
     tested = [r for r in kite if r["passes"] is not None]
-    summary = {
+    summary: dict[str, Any] = {
         "answers": len(results),
         "graded": len(graded),
         "ungradable": {"count": len(results) - len(graded),

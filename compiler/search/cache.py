@@ -9,6 +9,7 @@ names anything else is ignored, and the file parsed again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -82,11 +83,9 @@ class ParseCache:
             entry = _ParseOnly(io.BytesIO(path.read_bytes())).load()
             if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
                 return entry.parsed
-        except Exception:  # noqa: BLE001 -- a broken pickle raises almost anything; the entry is then only ignored
+        except Exception:  # a broken pickle raises almost anything; the entry is then only ignored
             pass
         parsed = parse(source)
-        try:
+        with contextlib.suppress(OSError):  # a full or read-only folder costs the next search its parse, nothing else
             write_atomically(path, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
-        except OSError:
-            pass  # a full or read-only folder costs the next search its parse, nothing else
         return parsed

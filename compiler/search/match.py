@@ -7,6 +7,7 @@ parameters, statements, items), the shortest that lets the rest match, or all th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kite.search.pattern import ITEM, Pattern, metavariable
@@ -33,7 +34,8 @@ def find_matches(pattern: Pattern, module: n.Module) -> list[Match]:
         if (bound := match(pattern.node, module, {})) is not None:
             found.append(Match(module, bound))
     else:
-        runs = blocks_in(module) if pattern.context == "statement" else [module.items]
+        assert isinstance(pattern.node, tuple), "a statement or item pattern is a run of them"
+        runs: Iterable[tuple] = blocks_in(module) if pattern.context == "statement" else [module.items]
         for run in runs:
             for start in range(len(run)):
                 result = _match_run(pattern.node, run, {}, 0, start, whole=False)
@@ -98,9 +100,10 @@ def match(pattern, target, bindings: Bindings) -> Bindings | None:
         if type(target) is not type(pattern):
             return None
         for field, value in fields_of(pattern):
-            bindings = match(value, getattr(target, field), bindings)
-            if bindings is None:
+            found = match(value, getattr(target, field), bindings)
+            if found is None:
                 return None
+            bindings = found
         return bindings
     if isinstance(pattern, tuple):
         if not isinstance(target, tuple):
@@ -118,7 +121,7 @@ def _match_run(patterns: tuple, targets: tuple, bindings: Bindings, i: int, j: i
         return (bindings, j) if not whole or j == len(targets) else None
     placeholder = _placeholder(patterns[i])
     if placeholder is not None and placeholder[0] == "seq":
-        kind, name = placeholder
+        _kind, name = placeholder
         last = i == len(patterns) - 1
         for end in ([len(targets)] if last else range(j, len(targets) + 1)):
             run = targets[j:end]

@@ -144,11 +144,13 @@ def _wrapped(context: str, text: str) -> str:
 
 def _read_in(context: str, text: str):
     module = parse_module(_wrapped(context, text))
-    if context == "expression":
-        [statement] = module.items[0].body if len(module.items[0].body) == 1 else [None]
+    if context in ("expression", "statement"):
+        function = module.items[0]
+        assert isinstance(function, n.FnDecl), "_HEADER puts the pattern in `fn f()`"
+        if context == "statement":
+            return function.body
+        [statement] = function.body if len(function.body) == 1 else [None]
         return statement.expr if isinstance(statement, n.ExprStmt) else None
-    if context == "statement":
-        return module.items[0].body
     if context == "item":
         return module.items or None
     return module if module.name else None

@@ -82,6 +82,7 @@ def _template_metavariables(template: str) -> list[tuple[str, str]]:
 def _file_plan(searched: FileSearch, template: str) -> FilePlan:
     with reading_errors(searched.path, "a .kite file"):
         raw = Path(searched.path).read_bytes()
+    assert searched.source is not None, "a file searched with no problem keeps its source"
     text = searched.source.text
     if decode(searched.path, raw).text != text:
         raise UnusableInput(f"{searched.path}: changed while the plan was being made")
@@ -98,7 +99,8 @@ def _file_plan(searched: FileSearch, template: str) -> FilePlan:
         start, end = offset(*found.span[:2]), offset(*found.span[2:])
         if start < position:
             continue
-        indent = re.match(r"[ \t]*", lines[found.span[0] - 1]).group()
+        first_line = lines[found.span[0] - 1]
+        indent = first_line[:len(first_line) - len(first_line.lstrip(" \t"))]
         pieces += [text[position:start], _filled(template, found, indent)]
         position, count = end, count + 1
     pieces.append(text[position:])

@@ -45,10 +45,10 @@ class Spans:
         end = (last_node.end_line, last_node.end_column)
         if not isinstance(node, tuple):
             start, end = self._balanced(start, end)
-        start, end = self.in_file(*start), self.in_file(*end)
-        if start is None or end is None or any(self.in_file(line, 1) is None for line in range(start[0], end[0] + 1)):
+        file_start, file_end = self.in_file(*start), self.in_file(*end)
+        if file_start is None or file_end is None or any(self.in_file(line, 1) is None for line in range(file_start[0], file_end[0] + 1)):
             return None
-        return (*start, *end)
+        return (*file_start, *file_end)
 
     def text(self, span: tuple[int, int, int, int]) -> str:
         return _cut(self.source_lines, *span)

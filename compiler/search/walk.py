@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterator
 
 from kite.syntax import nodes as n
 
@@ -25,7 +26,8 @@ def _compared_fields(cls) -> tuple[str, ...]:
 
 def fields_of(node: n.Node):
     """(name, value) of each field that says what the node is."""
-    return ((name, getattr(node, name)) for name in _compared_fields(type(node)))
+    # A class is hashable; mypy takes the dataclass's `__hash__ = None` (its instances') for the class's.
+    return ((name, getattr(node, name)) for name in _compared_fields(type(node)))  # type: ignore[arg-type]
 
 
 def nodes_in(root):
@@ -42,7 +44,7 @@ EXPRESSIONS = (n.Name, n.Literal, n.FString, n.ListLiteral, n.Unary, n.Binary, n
 ITEMS = (n.Use, n.Let, n.TypeDecl, n.EnumDecl, n.FnDecl, n.TestDecl)
 
 
-def blocks_in(module: n.Module):
+def blocks_in(module: n.Module) -> Iterator[tuple[n.Statement, ...]]:
     """Every block of statements: function and test bodies, and the bodies of if, elif, else, while and for."""
     for node in nodes_in(module.items):
         if isinstance(node, (n.FnDecl, n.TestDecl, n.While, n.For)):

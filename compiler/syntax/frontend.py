@@ -14,9 +14,7 @@ from lark.lexer import PatternStr
 
 from kite.diagnostics import Diagnostic, Edit, Fix
 from kite.source import SourceFile
-from kite.syntax import layout as layout_pass
-from kite.syntax import leak_fixes, leaks
-from kite.syntax import nodes as n
+from kite.syntax import layout as layout_pass, leak_fixes, leaks, nodes as n
 from kite.syntax.foreign import KITE_SPELLINGS, NOT_KITE_STATEMENTS
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
@@ -207,7 +205,8 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, 
     line = token.line
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     stripped = text.strip()
-    first_word = re.match(r"\S[\w]*", stripped).group() if stripped else ""
+    word = re.match(r"\S[\w]*", stripped)
+    first_word = word.group() if word else ""  # stripped text starts with a non-space, or is empty
     indent = len(text) - len(text.lstrip())
     if first_word in NOT_KITE_STATEMENTS:
         return Span.of_name(line, indent + 1, first_word), f"'{first_word}' is not a Kite statement", _kite_spelling(line, text, first_word)
@@ -269,5 +268,5 @@ def _expected(names) -> str:
             words.append(name.lower())
     words = list(dict.fromkeys(words))
     if len(words) > 6:
-        words = words[:6] + ["..."]
+        words = [*words[:6], "..."]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

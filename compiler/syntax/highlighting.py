@@ -6,6 +6,8 @@ shows code, it does not judge it (KT000 and KT004 do)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pygments.lexer import RegexLexer, bygroups, default, include, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
@@ -27,11 +29,11 @@ def _keywords(among=None) -> tuple[str, ...]:
 
 class KiteLexer(RegexLexer):
     name = "Kite"
-    aliases = ["kite"]
-    filenames = ["*.kite"]
-    mimetypes = ["text/x-kite"]
+    aliases: ClassVar[list[str]] = ["kite"]
+    filenames: ClassVar[list[str]] = ["*.kite"]
+    mimetypes: ClassVar[list[str]] = ["text/x-kite"]
 
-    tokens = {
+    tokens: ClassVar[dict[str, list]] = {
         "root": [
             (r"[ \t]+", Whitespace),
             (r"\r?\n|\r", Whitespace),

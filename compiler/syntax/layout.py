@@ -126,9 +126,9 @@ def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
             last += 1
             depth += bracket_delta(lines[last])
         lines[index] = " " * width + stripped
-        keyword = header_keyword(stripped)
-        logical.append(LogicalLine(number, last + 1, width, keyword is not None))
-        open_header = (len(logical) - 1, keyword) if keyword else None
+        opens = header_keyword(stripped)
+        logical.append(LogicalLine(number, last + 1, width, opens is not None))
+        open_header = (len(logical) - 1, opens) if opens else None
         index = last + 1
     if open_header is not None:
         header_index, keyword = open_header

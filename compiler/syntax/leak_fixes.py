@@ -60,7 +60,7 @@ def fix(leak: leaks.Leak, line: str, assigned_again: bool = True) -> Fix | None:
     if token == "var":
         kite = "let mut" if assigned_again else "let"
         return _replace(leak, start, end, kite, f"Replace 'var' with '{kite}'")
-    kite = leaks.kite_spelling(token)
+    kite = leaks.kite_spelling(token) or ""
     if token not in DECIDED:
         return _replace(leak, start, end, kite, f"Replace '{written}' with '{kite}'") if kite else None
     if token == "new":
@@ -106,7 +106,7 @@ def fix(leak: leaks.Leak, line: str, assigned_again: bool = True) -> Fix | None:
         opening = code.find("(", end)
         closing = _matching(code, opening) if opening >= 0 and not code[end:opening].strip() else None
         header = FOREACH_HEADER.match(line[opening + 1:closing]) if closing is not None else None
-        if header is None:
+        if closing is None or header is None:
             return None
         kite = f"for {header.group(1)} in {header.group(2)}"
         return _replace(leak, start, closing + 1, kite, "Write the loop as Kite's for")
@@ -114,7 +114,7 @@ def fix(leak: leaks.Leak, line: str, assigned_again: bool = True) -> Fix | None:
         opening = code.find("(", end)
         closing = _matching(code, opening) if opening >= 0 else None
         argument = line[opening + 1:closing] if closing is not None else ""
-        if not DOTTED.match(argument):
+        if closing is None or not DOTTED.match(argument):
             return None
         name = argument.split(".")[-1].strip()
         return _replace(leak, start, closing + 1, f'"{name}"', f"Replace 'nameof({argument.strip()})' with \"{name}\"")

@@ -5,7 +5,7 @@ over it: every pass that goes through the tree goes through there, and it refuse
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import get_args
 
 
 @dataclass(frozen=True)
@@ -249,10 +249,10 @@ class Module(Node):
     items: tuple[Item, ...]  # in source order
 
 
-Expr = Union[Name, Literal, FString, Formatted, ListLiteral, Unary, Binary, Call, TypeCall, Index, Member, Lambda]
-Statement = Union[Let, Assign, ExprStmt, Return, Break, Continue, Pass, Expect, If, While, For]
-Item = Union[Use, Let, TypeDecl, EnumDecl, FnDecl, TestDecl]  # a Let at the top level is a module constant
-STATEMENTS = Statement.__args__
+Expr = Name | Literal | FString | Formatted | ListLiteral | Unary | Binary | Call | TypeCall | Index | Member | Lambda
+Statement = Let | Assign | ExprStmt | Return | Break | Continue | Pass | Expect | If | While | For
+Item = Use | Let | TypeDecl | EnumDecl | FnDecl | TestDecl  # a Let at the top level is a module constant
+STATEMENTS = get_args(Statement)
 
 
 def _if_children(s: If) -> tuple:

@@ -6,11 +6,12 @@ import functools
 import re
 import threading
 from importlib import resources
+from typing import ClassVar
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken, VisitError
-from lark.lexer import PatternStr
 from lark.indenter import Indenter
+from lark.lexer import PatternStr
 from lark.visitors import Transformer_NonRecursive
 
 from kite.syntax import nodes as n
@@ -37,8 +38,8 @@ class KiteSyntaxError(Exception):
 
 class KiteIndenter(Indenter):
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    OPEN_PAREN_types: ClassVar[list[str]] = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types: ClassVar[list[str]] = ["RPAR", "RSQB"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
@@ -67,7 +68,7 @@ def lark_parser() -> Lark:
     return parser
 
 
-def parse_module(text: str, first_line: int = 1) -> n.Module | None:
+def parse_module(text: str, first_line: int = 1) -> n.Module:
     """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError.
 
     `text` starts on line `first_line` of its file (a top-level item parsed on its own): positions are the file's.
@@ -89,18 +90,27 @@ def parse_module(text: str, first_line: int = 1) -> n.Module | None:
         raise
 
 
+def _span(token: Token) -> tuple[int, int, int, int]:
+    """A lexed token's line, column, end line and end column. Lark types them optional, for a Token made by hand;
+    its lexer, and so every token the grammar hands over, always sets them."""
+    line, column, end_line, end_column = token.line, token.column, token.end_line, token.end_column
+    assert line is not None and column is not None and end_line is not None and end_column is not None, token
+    return line, column, end_line, end_column
+
+
 def _move_tokens(tree, lines: int, columns: int) -> None:
     """Move every token of a tree `lines` down and, on its first line, `columns` right: from the coordinates of the
     text parsed to the file's (a top-level item parsed on its own, an f-string hole)."""
     for subtree in tree.iter_subtrees():  # iterative: scan_values recurses
         for child in subtree.children:
             if isinstance(child, Token):
-                if child.line == 1:
-                    child.column += columns
-                if child.end_line == 1:
-                    child.end_column += columns
-                child.line += lines
-                child.end_line += lines
+                line, column, end_line, end_column = _span(child)
+                if line == 1:
+                    child.column = column + columns
+                if end_line == 1:
+                    child.end_column = end_column + columns
+                child.line = line + lines
+                child.end_line = end_line + lines
 
 
 def _ends(last) -> dict:
@@ -121,9 +131,10 @@ def _move_error(error: UnexpectedInput, offset: int) -> None:
 
 def _check_escapes(token: Token, allowed: set[str], body: str) -> None:
     """`body`: the literal's text inside its opening quote, which is one column before it."""
+    line, column, _, _ = _span(token)
     for match in re.finditer(r"\\(.)", body):
         if match.group(1) not in allowed:
-            raise KiteSyntaxError(token.line, token.column + 1 + match.start(), f"unknown escape '\\{match.group(1)}' in a literal", 2)
+            raise KiteSyntaxError(line, column + 1 + match.start(), f"unknown escape '\\{match.group(1)}' in a literal", 2)
 
 
 @functools.cache
@@ -137,7 +148,7 @@ def kite_keywords() -> frozenset[str]:
 def _declared(token: Token) -> Token:
     """A name being declared; a Kite keyword there would be read back as the keyword, never as the name."""
     if token.value in kite_keywords():
-        raise KiteSyntaxError(token.line, token.column, f"'{token.value}' is a Kite keyword and cannot be a name", len(token.value))
+        raise KiteSyntaxError(*_span(token)[:2], f"'{token.value}' is a Kite keyword and cannot be a name", len(token.value))
     return token
 
 
@@ -267,7 +278,7 @@ class KiteTransformer(Transformer_NonRecursive):
     def if_stmt(self, children):
         keyword, condition, body, *rest = children
         orelse = rest.pop() if rest else None
-        branches = ((condition, body),) + tuple(rest)
+        branches = ((condition, body), *rest)
         flat = [condition, *body, *(x for c, b in rest for x in (c, *b)), *(orelse or ())]
         return self._nested(n.If(keyword.line, keyword.column, branches, orelse, **_ends(flat[-1])), flat)
 
@@ -331,7 +342,8 @@ class KiteTransformer(Transformer_NonRecursive):
         return n.Name(token.line, token.column, token.value, **_ends(token))
 
     def _literal(self, kind: str, token: Token):
-        return n.Literal(token.line, token.column, kind, token.value, **_ends(token))
+        line, column, _, _ = _span(token)
+        return n.Literal(line, column, kind, token.value, **_ends(token))
 
     def int_lit(self, children):
         return self._literal("int", children[0])
@@ -409,6 +421,7 @@ def _unescaped(body: str) -> str:
 def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
     """f"a {x} b" -> ["a ", <expr x>, " b"]; text parts stay in Kite's escaped form. `depths` gets each hole's nesting."""
     body = token.value[2:-1]
+    line, column, _, _ = _span(token)
     parts: list = []
     text: list[str] = []
     index = 0
@@ -416,31 +429,31 @@ def split_fstring(token: Token, depths: dict[int, int] | None = None) -> list:
         char = body[index]
         if char == "\\":
             if body[index + 1:index + 2] not in FSTRING_ESCAPES:
-                raise KiteSyntaxError(token.line, token.column + 2 + index, f"unknown escape '\\{body[index + 1:index + 2]}' in a literal", 2)
+                raise KiteSyntaxError(line, column + 2 + index, f"unknown escape '\\{body[index + 1:index + 2]}' in a literal", 2)
             text.append(body[index:index + 2])
             index += 2
         elif char == "{":
             end = hole_end(body, index)
             if end is None:
-                raise KiteSyntaxError(token.line, token.column + 2 + index, "'{' in an f-string is never closed: write \\{ for a brace")
+                raise KiteSyntaxError(line, column + 2 + index, "'{' in an f-string is never closed: write \\{ for a brace")
             hole, spec = _split_spec(body[index + 1:end])
             if not hole.strip():
-                raise KiteSyntaxError(token.line, token.column + 2 + index, "empty {} in an f-string")
+                raise KiteSyntaxError(line, column + 2 + index, "empty {} in an f-string")
             parts.append("".join(text))
             text = []
-            expr, depth = _parse_hole(hole, token.line, token.column + 3 + index)
+            expr, depth = _parse_hole(hole, line, column + 3 + index)
             if spec is not None:
                 if not FORMAT_SPEC.fullmatch(spec):
-                    column = token.column + 3 + index + len(hole) + 1
-                    raise KiteSyntaxError(token.line, column, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00", len(spec))
-                spec_end = token.column + 3 + index + len(hole) + 1 + len(spec)
-                expr = n.Formatted(expr.line, expr.column, expr, spec, end_line=token.line, end_column=spec_end)
+                    spec_start = column + 3 + index + len(hole) + 1
+                    raise KiteSyntaxError(line, spec_start, f"{_quoted(spec)} is not a number format: write one such as F2, D3, N0 or 0.00", len(spec))
+                spec_end = column + 3 + index + len(hole) + 1 + len(spec)
+                expr = n.Formatted(expr.line, expr.column, expr, spec, end_line=line, end_column=spec_end)
             parts.append(expr)
             if depths is not None:
                 depths[id(expr)] = depth
             index = end + 1
         elif char == "}":
-            raise KiteSyntaxError(token.line, token.column + 2 + index, "'}' in an f-string without '{': write \\} for a brace")
+            raise KiteSyntaxError(line, column + 2 + index, "'}' in an f-string without '{': write \\} for a brace")
         else:
             text.append(char)
             index += 1

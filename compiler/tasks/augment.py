@@ -88,6 +88,7 @@ def augment_task(session, task: Task, options: Options) -> TaskAugment:
     before = mutate_task(session, original, options.max_mutants, options.seed, lambda: evidence)
     if before.problem:
         return TaskAugment(task.id, tests_before, before, problem=before.problem)
+    assert evidence is not None, "mutate_task reports a task without a reference solution as its problem"
     reference = evidence.reference
     if evidence.problem:
         return TaskAugment(task.id, tests_before, before, problem=evidence.problem)
@@ -115,7 +116,7 @@ def _test_count(test: SourceFile) -> int:
     return 0 if module is None else sum(isinstance(item, n.TestDecl) for item in module.items)
 
 
-def choose(evidence: Evidence, results: tuple[MutantResult, ...], tested: set[str] = frozenset()) -> list[tuple[int, int]]:
+def choose(evidence: Evidence, results: tuple[MutantResult, ...], tested: frozenset[str] | set[str] = frozenset()) -> list[tuple[int, int]]:
     """(input index, mutants it kills) for each input chosen: greedily the one that kills the most survivors still
     alive, the shortest among equals (its input, then its value); then up to DIVERSE_EXPECTS more, each the one with
     the most traits (kite.tasks.values.traits of its arguments and its result, and its result itself) that neither
@@ -162,8 +163,10 @@ class ExpectWriter:
         self.task = task
         self.evidence = evidence
         self.options = options
+        assert task.solution is not None, "augment_task writes expects only for a task with a reference solution"
+        self.solution = task.solution
         self.path = f"{task.id}/{AUGMENTED}"
-        self.prefix = free_prefix(task.solution.text + "".join(test.text for test in task.tests), "given")
+        self.prefix = free_prefix(self.solution.text + "".join(test.text for test in task.tests), "given")
 
     def text(self, chosen: list[ChosenExpect]) -> str:
         options = self.options
@@ -196,7 +199,7 @@ class ExpectWriter:
         """The expects the reference fails, run beside the task's other test files through all four layers; and a
         problem when the file is not clean (a bug of this writer: `kite tasks check` would refuse the task)."""
         source = SourceFile(self.path, self.text(chosen))
-        report = session.test(Unit(self.task.solution, (*self.task.tests, source)), hidden={source.path},
+        report = session.test(Unit(self.solution, (*self.task.tests, source)), hidden={source.path},
                               timeout_seconds=self.task.time_limit)
         found = [d for d in report.check.diagnostics if d.file == source.path]
         if found or not report.compiled:
@@ -212,6 +215,7 @@ def _after(session, task: Task, before: TaskMutation, text: str) -> TaskMutation
     hidden tests with the augmented ones."""
     if not text:
         return before
+    assert task.solution is not None, "a task mutated has a reference solution"
     tests = (*task.tests, SourceFile(f"{task.id}/{AUGMENTED}", text))
     hidden = {test.path for test in tests}
     results = []

@@ -17,8 +17,20 @@ from decimal import Decimal
 from kite.syntax import nodes as n
 from kite.tasks import DEFAULT_MAX_INPUTS
 from kite.tasks.values import (
-    INT_MAX, INT_MIN, Char, Declarations, EnumValue, KiteType, MapValue, NotAValue, Record, literal_value, make_map, make_set,
-    shown, writable,
+    INT_MAX,
+    INT_MIN,
+    Char,
+    Declarations,
+    EnumValue,
+    KiteType,
+    MapValue,
+    NotAValue,
+    Record,
+    literal_value,
+    make_map,
+    make_set,
+    shown,
+    writable,
 )
 
 MAX_ITEMS = 10  # a made list, set or map holds no more: inputs stay readable
@@ -143,9 +155,9 @@ def _calls(tests: list[n.Module], functions: dict, constants: dict) -> dict[str,
                         bound[statement.name] = statement.value
                 for expression in n.statement_expressions(statement):
                     for node in n.expression_nodes(expression):
-                        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name in functions:
-                            if len(node.args) == len(functions[node.func.name].params):
-                                found.setdefault(node.func.name, []).append((node.args, dict(bound)))
+                        if (isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name in functions
+                                and len(node.args) == len(functions[node.func.name].params)):
+                            found.setdefault(node.func.name, []).append((node.args, dict(bound)))
     return found
 
 
@@ -172,12 +184,13 @@ def _seed_value(arg, kite_type: KiteType, declarations: Declarations, bound: dic
 def _literals(solution: n.Module) -> dict[str, list]:
     """The reference's own constants by kind, in source order: where its boundaries are."""
     found: dict[str, list] = {"int": [], "dec": [], "str": []}
+    declarations = Declarations(solution)
     for item in solution.items:
         if isinstance(item, (n.FnDecl, n.Let)):
             for node in n.descendants(item):
                 if isinstance(node, n.Literal) and node.kind in found:
                     try:
-                        value = literal_value(node, KiteType(node.kind), None, {})
+                        value = literal_value(node, KiteType(node.kind), declarations, {})
                     except NotAValue:
                         continue
                     if value not in found[node.kind]:
@@ -217,11 +230,11 @@ class _Maker:
         changed = []
         for index, (arg, kite_type) in enumerate(zip(args, types)):
             for variant in self.variants(arg, kite_type):
-                changed.append(args[:index] + (variant,) + args[index + 1:])
+                changed.append((*args[:index], variant, *args[index + 1:]))
             for other, other_type in zip(args, types):
                 if other_type == kite_type and other != arg:
                     near = [other - 1, other, other + 1] if kite_type.kind == "int" and other is not None else [other]
-                    changed += [args[:index] + (value,) + args[index + 1:] for value in near if kite_type.kind != "int" or _in_range(value)]
+                    changed += [(*args[:index], value, *args[index + 1:]) for value in near if kite_type.kind != "int" or _in_range(value)]
         return changed
 
     # ---- by type
@@ -254,7 +267,7 @@ class _Maker:
             made = [EnumValue(kite_type.name, m) for m in self.declarations.enums[kite_type.name]]
         elif kind == "record":
             fields = self.declarations.fields(kite_type)
-            per_field = [[Record(value.type, value.fields[:index] + ((name, variant),) + value.fields[index + 1:])
+            per_field = [[Record(value.type, (*value.fields[:index], (name, variant), *value.fields[index + 1:]))
                           for variant in self.variants(field_value, field_type, depth + 1)[:4]]
                          for index, ((name, field_value), (_, field_type)) in enumerate(zip(value.fields, fields))]
             # Field by field in turn, so the first few variants change every field (a caller may keep only those).
@@ -281,9 +294,9 @@ class _Maker:
             made.append(sorted(items))
         if depth < NESTING:
             examples = self.examples(item_type, depth + 1)
-            made.append(items + [examples[min(len(items), len(examples) - 1)]])
+            made.append([*items, examples[min(len(items), len(examples) - 1)]])
             for index, item in enumerate(items[:3]):
-                made += [items[:index] + [v] + items[index + 1:] for v in self.variants(item, item_type, depth + 1)[:4]]
+                made += [[*items[:index], v, *items[index + 1:]] for v in self.variants(item, item_type, depth + 1)[:4]]
         return [m for m in made if len(m) <= MAX_ITEMS]
 
     def _map_variants(self, table: MapValue, kite_type: KiteType, depth: int) -> list[MapValue]:
@@ -291,8 +304,8 @@ class _Maker:
         made = [[], pairs[:1], pairs[1:]]
         if pairs and depth < NESTING:
             first_key, first_value = pairs[0]
-            made += [[(first_key, v)] + pairs[1:] for v in self.variants(first_value, kite_type.args[1], depth + 1)[:4]]
-            made += [pairs + [(k, first_value)] for k in self.variants(first_key, kite_type.args[0], depth + 1)[:3]]
+            made += [[(first_key, v), *pairs[1:]] for v in self.variants(first_value, kite_type.args[1], depth + 1)[:4]]
+            made += [[*pairs, (k, first_value)] for k in self.variants(first_key, kite_type.args[0], depth + 1)[:3]]
         elif depth < NESTING:
             made += [[(k, v)] for k, v in zip(self.examples(kite_type.args[0], depth + 1), self.examples(kite_type.args[1], depth + 1))]
         return [make_map(m) for m in made if len(m) <= MAX_ITEMS]
@@ -321,7 +334,7 @@ class _Maker:
             made = [base]
             for index, (name, t) in enumerate(fields):
                 for value in self.examples(t, depth + 1)[1:3] if depth < NESTING else ():
-                    made.append(Record(base.type, base.fields[:index] + ((name, value),) + base.fields[index + 1:]))
+                    made.append(Record(base.type, (*base.fields[:index], (name, value), *base.fields[index + 1:])))
             return made
         items = self.examples(kite_type.args[0], depth + 1)[:3] if depth < NESTING else []
         if kind == "map":

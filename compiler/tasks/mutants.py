@@ -38,9 +38,11 @@ def mutants(text: str, syntax: SyntaxResult) -> list[Mutant]:
     """Every mutant of the module's functions and constants (`syntax` is the text read by the front end), in source
     order, each distinct from the original and from each other. A precondition (`f_requires`) is not mutated: it
     says which inputs the task is defined for, and no hidden test calls it."""
+    module = syntax.module
+    assert module is not None, "mutants are made of a reference solution that parses"
     maker = _Maker(text, syntax)
-    contract = preconditions(syntax.module)
-    for item in syntax.module.items:
+    contract = preconditions(module)
+    for item in module.items:
         if isinstance(item, n.Let):
             maker.expression(item.value)
         elif isinstance(item, n.FnDecl) and item.name not in contract:
@@ -125,14 +127,14 @@ class _Maker:
         span = self.positions.span(node)
         if node.kind == "int":
             value = int(node.text.replace("_", ""))
-            for changed in (value + 1, value - 1):
-                self.add("boundary", span, str(changed), f"{node.text} -> {changed}")
+            for near in (value + 1, value - 1):
+                self.add("boundary", span, str(near), f"{node.text} -> {near}")
         elif node.kind == "dec":
             try:
-                changed = Decimal(node.text.replace("_", "")) + 1
+                bigger = Decimal(node.text.replace("_", "")) + 1
             except InvalidOperation:
                 return
-            self.add("constant", span, str(changed), f"{node.text} -> {changed}")
+            self.add("constant", span, str(bigger), f"{node.text} -> {bigger}")
         elif node.kind == "bool":
             changed = "false" if node.text == "true" else "true"
             self.add("constant", span, changed, f"{node.text} -> {changed}")

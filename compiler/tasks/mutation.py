@@ -14,9 +14,9 @@ from kite.diagnostics import Layer
 from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
-from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
+from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 from kite.tasks.mutants import Mutant, mutants, sample
 from kite.tasks.probe import Evidence, task_evidence
 
@@ -80,7 +80,7 @@ def mutate_tasks(session, folder: TaskFolder, max_mutants: int = DEFAULT_MAX_MUT
         if unusable:
             measured.append(TaskMutation(task_id, unusable=unusable))
         else:
-            measured.append(mutate_task(session, task, max_mutants, seed, lambda: task_evidence(session, task, seed, max_inputs)))
+            measured.append(mutate_task(session, task, max_mutants, seed, lambda task=task: task_evidence(session, task, seed, max_inputs)))
     return measured
 
 
@@ -118,14 +118,16 @@ def mutate_task(session, task: Task, max_mutants: int, seed: int, evidence) -> T
 
 class _Runner:
     def __init__(self, session, task: Task, evidence):
+        assert task.solution is not None, "mutate_task runs only a task with a reference solution"
         self.session = session
         self.task = task
+        self.solution = task.solution
         self.hidden = {test.path for test in task.tests}
         self._evidence = evidence
         self.evidence: Evidence | None = None  # made on the first survivor
 
     def run(self, text: str, stop_at_failure: bool = False, tests=None):
-        unit = Unit(SourceFile(self.task.solution.path, text), self.task.tests if tests is None else tests)
+        unit = Unit(SourceFile(self.solution.path, text), self.task.tests if tests is None else tests)
         hidden = self.hidden if tests is None else {test.path for test in tests}
         return self.session.test(unit, hidden=hidden, timeout_seconds=self.task.time_limit, through=Layer.COMPILER,
                                  stop_at_failure=stop_at_failure)
@@ -148,7 +150,7 @@ class _Runner:
         return MutantResult(mutant, "equivalent" if compared.compared else "survived", diff=self.diff(mutant))
 
     def diff(self, mutant: Mutant) -> str:
-        path = self.task.solution.path
-        lines = difflib.unified_diff(self.task.solution.text.splitlines(keepends=True), mutant.text.splitlines(keepends=True),
+        path = self.solution.path
+        lines = difflib.unified_diff(self.solution.text.splitlines(keepends=True), mutant.text.splitlines(keepends=True),
                                      f"a/{path}", f"b/{path}")
         return "".join(lines)

@@ -140,8 +140,11 @@ class Comparison:
 def task_evidence(session, task: Task, seed: int, max_inputs: int) -> Evidence:
     """The task's inputs, seeded by `seed` and the task id from its hidden tests, an augmented file's left out: they
     were made from the others, and seeding from them would make other inputs on every run."""
+    assert task.solution is not None, "evidence is made only for a task with a reference solution"
+    solution = read_syntax(task.solution).module
+    assert solution is not None, "the reference solution parses (kite tasks check)"
     tests = [read_syntax(test).module for test in task.tests if not is_augmented(test.path)]
-    made = task_inputs(read_syntax(task.solution).module, [module for module in tests if module is not None],
+    made = task_inputs(solution, [module for module in tests if module is not None],
                        f"{seed}:{task.id}", max_inputs)
     return Evidence(session, task, made)
 
@@ -152,9 +155,11 @@ class Evidence:
 
     def __init__(self, session, task: Task, inputs: TaskInputs):
         self.session = session
+        assert task.solution is not None, "evidence is made only for a task with a reference solution"
         self.task = task
+        self.solution = task.solution
         self.inputs = inputs
-        self.probe = ProbeFile(task.module, inputs.declarations, task.solution.text)
+        self.probe = ProbeFile(task.module, inputs.declarations, self.solution.text)
         self.problem = ""  # why the reference's results could not be had (the probe does not compile with it)
 
     def run(self, text: str, chosen: list[int], stop_at_failure: bool) -> tuple[list[Observation], str]:
@@ -164,7 +169,7 @@ class Evidence:
             return [], ""
         given = [self.inputs.inputs[index] for index in chosen]
         probe = SourceFile(f"{self.task.id}/{PROBE_FILE}", self.probe.text(given))
-        unit = Unit(SourceFile(self.task.solution.path, text), (probe,))
+        unit = Unit(SourceFile(self.solution.path, text), (probe,))
         report = self.session.test(unit, hidden={probe.path}, timeout_seconds=self.task.time_limit, through=Layer.COMPILER,
                                    stop_at_failure=stop_at_failure)
         if not report.compiled:
@@ -176,7 +181,7 @@ class Evidence:
     @cached_property
     def reference(self) -> list[Observation]:
         """The reference's result on every input (all of them run, whatever times out)."""
-        seen, self.problem = self.run(self.task.solution.text, list(range(len(self.inputs.inputs))), stop_at_failure=False)
+        seen, self.problem = self.run(self.solution.text, list(range(len(self.inputs.inputs))), stop_at_failure=False)
         return seen
 
     @cached_property

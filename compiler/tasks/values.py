@@ -110,20 +110,31 @@ class Declarations:
         """The type a TypeRef names, or None when kite cannot make values of it (a .NET type, a function type)."""
         if ref is None:
             return None
-        args = tuple(self.type_of(arg) for arg in ref.args)
-        if any(arg is None for arg in args):
+        found = [self.type_of(arg) for arg in ref.args]
+        args = tuple(arg for arg in found if arg is not None)
+        if len(args) != len(found):
             return None
         if ref.name in SCALARS and not args:
             return KiteType(ref.name, nullable=ref.nullable)
         if COLLECTIONS.get(ref.name) == len(args) and args:
             return KiteType(ref.name, args=args, nullable=ref.nullable)
-        kind = {n.TypeDecl: "record", n.EnumDecl: "enum"}.get(self._names.get(ref.name))
+        declared = self._names.get(ref.name)
+        kind = "record" if declared is n.TypeDecl else "enum" if declared is n.EnumDecl else None
         if kind is not None and not args:
             return KiteType(kind, ref.name, nullable=ref.nullable)
         return None
 
-    def fields(self, record: KiteType) -> tuple[tuple[str, KiteType | None], ...]:
-        return self.records[record.name]
+    def fields(self, record: KiteType) -> tuple[tuple[str, KiteType], ...]:
+        """The fields of a makeable record: values are made, written and read only of makeable types."""
+        fields = self.known_fields(record)
+        if fields is None:
+            raise TypeError(f"record {record.name} has a field of a type kite cannot make values of")
+        return fields
+
+    def known_fields(self, record: KiteType) -> tuple[tuple[str, KiteType], ...] | None:
+        """The record's fields, or None when kite cannot make values of some field's type."""
+        known = tuple((name, t) for name, t in self.records[record.name] if t is not None)
+        return known if len(known) == len(self.records[record.name]) else None
 
     def makeable(self, kite_type: KiteType, seen: frozenset[str] = frozenset()) -> bool:
         """Whether every value of the type can be written: a record's fields all of types kite knows."""
@@ -367,8 +378,8 @@ def literal_value(expression, kite_type: KiteType, declarations: Declarations, b
     if kind in ("set", "map") and isinstance(expression, n.TypeCall) and not expression.args:
         return make_set(()) if kind == "set" else make_map(())
     if kind == "record" and isinstance(expression, n.Call) and isinstance(expression.func, n.Name) and expression.func.name == kite_type.name:
-        fields = declarations.fields(kite_type)
-        if len(fields) == len(expression.args) and all(t is not None for _, t in fields):
+        fields = declarations.known_fields(kite_type)
+        if fields is not None and len(fields) == len(expression.args):
             return Record(kite_type.name, tuple((name, literal_value(arg, t, declarations, bound))
                                                 for (name, t), arg in zip(fields, expression.args)))
     if (kind == "enum" and isinstance(expression, n.Member) and isinstance(expression.target, n.Name)

@@ -134,7 +134,7 @@ def bubblewrap() -> Sandbox:
         probe = [*_launcher(bwrap, setpriv), *_isolation(no_nested), *_filter(filter_fd), *_runtime_binds(dotnet),
                  "--proc", "/proc", "--dev", "/dev", "--", dotnet, "--list-runtimes"]
         try:
-            done = subprocess.run(probe, capture_output=True, timeout=30, pass_fds=() if filter_fd is None else (filter_fd,))
+            done = subprocess.run(probe, capture_output=True, timeout=30, pass_fds=() if filter_fd is None else (filter_fd,), check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
             refusals.append(str(error))
             continue

@@ -18,6 +18,7 @@ enforced, and how (docs/cli.md has the threat model):
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -37,7 +38,7 @@ from pathlib import Path
 
 from kite.display import well_formed
 from kite.errors import ToolchainError
-from kite.spawn import spawn
+from kite.spawn import piped, spawn
 from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
@@ -149,16 +150,12 @@ class TestProcess:
 
     def kill(self) -> None:
         """The whole process group; inside bubblewrap the pid namespace goes with it."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                piped(stream).close()
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)  # rmtree never follows a planted link
 
@@ -196,7 +193,7 @@ class TestProcess:
 
     def _send(self, data: bytes, deadline: float) -> bool:
         """Write the request without ever blocking past the deadline; False if the host is gone."""
-        fd = self.process.stdin.fileno()
+        fd = piped(self.process.stdin).fileno()
         os.set_blocking(fd, False)
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_WRITE)
@@ -208,7 +205,7 @@ class TestProcess:
                         data = data[os.write(fd, data):]
                     except BrokenPipeError:
                         return False
-        self.process.stdin.close()  # the answer can read nothing more from stdin
+        piped(self.process.stdin).close()  # the answer can read nothing more from stdin
         return True
 
     def _ended(self, status: str, message: str, seconds: float, tampered: bool = False) -> RawResult:
@@ -243,7 +240,7 @@ class _Channel:
         self.out_of_memory = False
         self.next_memory_check = 0.0
         self.selector = selectors.DefaultSelector()
-        for stream in (process.process.stdout, process.process.stderr):
+        for stream in (piped(process.process.stdout), piped(process.process.stderr)):
             os.set_blocking(stream.fileno(), False)
             self.selector.register(stream.fileno(), selectors.EVENT_READ, stream)
 
@@ -308,7 +305,7 @@ class _Channel:
         return event
 
     def _drain_stderr(self) -> None:
-        stream = self.owner.process.stderr
+        stream = piped(self.owner.process.stderr)
         try:
             for _ in range(STDERR_KEPT // READ_CHUNK + 4):  # bounded: a process may still be writing
                 chunk = os.read(stream.fileno(), READ_CHUNK)
@@ -327,7 +324,7 @@ class _Channel:
             return owner._ended("crash", f"used more than {owner.limits.rss_limit_bytes >> 20} MB of memory", seconds)
         if self.died:
             try:
-                code = owner.process.wait(timeout=0.5)  # it closed its results; it may not have exited
+                code: int | str = owner.process.wait(timeout=0.5)  # it closed its results; it may not have exited
             except subprocess.TimeoutExpired:
                 code = "none: it closed its results and went on"
             return owner._ended("crash", f"the test host died (exit code {code}){owner._stderr_reason()}", seconds)

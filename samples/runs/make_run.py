@@ -101,8 +101,8 @@ def answers_for(task_id: str) -> list[str]:
         f"Without the module line:\n\n{fenced(function(signature, good), fence='~~~')}\n",
         f"In C#:\n\n{fenced(csharp, tag='csharp')}\n\nThis is valid Kite with no C# syntax.",
         f"The function, as an indented block:\n\n{indented(correct.split(chr(10)))}\n\nDone.",
-        f"Great question! To solve this, we loop over the input and build the result step by step. It's important to "
-        f"note that edge cases matter. In conclusion, this approach is simple and robust. I hope this helps!",
+        ("Great question! To solve this, we loop over the input and build the result step by step. It's important to "
+        "note that edge cases matter. In conclusion, this approach is simple and robust. I hope this helps!"),
         f"{fenced(module(name, function(signature, with_csharp_habits(good))))}\n\nI wrote idiomatic Kite with no C# syntax.",
         f"Just the body of `{fn_name}`:\n\n{fenced(chr(10).join(good))}\n",
         f"The function:\n\n{fenced(function(signature, good))}\n\nAnd a test:\n\n{fenced(f'test {chr(34)}{fn_name} works{chr(34)}' + chr(10) + '    ' + own_test)}",
@@ -112,8 +112,8 @@ def answers_for(task_id: str) -> list[str]:
         f"Certainly! Let's dive in.\n\n{fenced(correct)}\n\nIt's worth noting that this is a robust, elegant solution. Hope this helps!",
         f"{fenced(module(name, function(signature.replace(fn_name, pascal), good)))}\n\nThe code follows Kite's naming rules.",
         f"{fenced(module(name, function(signature, ['to_str(0)', *good])))}\n\nThere are no warnings.",
-        f"{fenced(module(name, 'use System.IO', function(signature, ['let exists = File.Exists(' + chr(34) + '/tmp/x' + chr(34) + ')', *good])))}"
-        f"\n\nIt follows all of Kite's rules.",
+        (f"{fenced(module(name, 'use System.IO', function(signature, ['let exists = File.Exists(' + chr(34) + '/tmp/x' + chr(34) + ')', *good])))}"
+        f"\n\nIt follows all of Kite's rules."),
         f"I think this should probably work:\n\n{fenced(correct)}\n",
         f"```python\ndef {fn_name}(*args):\n    pass\n```\n\nThat is the Kite version.",
         f"Here you go.\n\n{fenced(correct)}\n",

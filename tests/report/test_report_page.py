@@ -12,8 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Error as PlaywrightError, sync_playwright
 
 from conftest import REPO, run_kite
 

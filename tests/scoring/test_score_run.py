@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kite
-from kite.own_files import own_files
 from kite.errors import UnusableInput
-from kite.scoring import cache as verdict_cache
-from kite.scoring import executors, resume
+from kite.own_files import own_files
+from kite.scoring import cache as verdict_cache, executors, resume
 
 ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a + b\n"
 HIDDEN = 'module Adder\n\ntest "adds"\n    expect add(1, 2) == 3\n\ntest "adds negatives"\n    expect add(-1, -2) == -3\n'
@@ -29,8 +28,7 @@ def kite_block(code: str) -> str:
 
 def write_run(path, answers, *, task="add") -> None:
     with open(path, "w") as run:
-        for index, answer in enumerate(answers):
-            run.write(json.dumps({"id": f"a{index}", "task_id": task, "text": answer}) + "\n")
+        run.writelines(json.dumps({"id": f"a{index}", "task_id": task, "text": answer}) + "\n" for index, answer in enumerate(answers))
 
 
 @pytest.fixture
@@ -107,7 +105,7 @@ def test_code_without_a_module_line_gets_the_tasks_module(tmp_path, tasks):
 
 def test_a_missing_task_folder_is_one_line_and_exit_2(tmp_path, tasks):
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER)], task="subtract")
-    result, results = score(tmp_path, "--tasks", str(tasks))
+    result, _results = score(tmp_path, "--tasks", str(tasks))
     assert result.exit_code == 2 and result.output.strip().splitlines() == [f"kite: error: {tasks}: no task folder for subtract"]
     result, _ = score(tmp_path, "--tasks", str(tmp_path / "nowhere"))
     assert result.exit_code == 2 and "no such tasks folder" in result.output

@@ -1,0 +1,1 @@
+../../compiler/__init__.py

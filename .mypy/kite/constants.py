@@ -1,0 +1,1 @@
+../../compiler/constants.py

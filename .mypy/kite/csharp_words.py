@@ -1,0 +1,1 @@
+../../compiler/csharp_words.py

@@ -1,0 +1,1 @@
+../../compiler/new_only.py

@@ -1,0 +1,1 @@
+../../compiler/own_files.py

@@ -1,0 +1,1 @@
+../../compiler/rule_docs.py

@@ -1,0 +1,1 @@
+../../compiler/standard_library.py
