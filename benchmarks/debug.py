@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_debug import ORDERS, Client  # noqa: E402
+from test_debug import ORDERS, Client
 
 
 def one_round() -> tuple[float, float, float, float]:

@@ -47,9 +47,9 @@ def dap(ttl_seconds, no_sandbox):
 @guarded
 def debug(program, test, breaks, expressions, output_format, ttl_seconds, no_sandbox):
     """Run PROGRAM to its first stop, print the frames, their locals and the evaluations, and end the session."""
-    from kite.debug.session import DebugSession, Target
-    from kite.debug.evaluate import EvaluationError
     from kite.debug.engine import EngineError
+    from kite.debug.evaluate import EvaluationError
+    from kite.debug.session import DebugSession, Target
 
     stops: list[dict] = []
     output: list[str] = []

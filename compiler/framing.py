@@ -30,7 +30,7 @@ class Reader:
 
     def feed(self, data: bytes) -> list[dict]:
         self.buffer += data
-        messages = []
+        messages: list[dict] = []
         while True:
             start = self.buffer.lower().find(LENGTH)
             if start < 0:

@@ -296,12 +296,13 @@ class Session:
     def _emit_for_debugger(self, unit: Unit, analysis: Analysis, entry_point: bool) -> tuple[Compiled, bytes | None]:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None), None
-        generated = generate_for_debugger(unit, list(analysis.modules), entry_point=entry_point)
+        parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
+        generated = generate_for_debugger(unit, parsed, entry_point=entry_point)
         try:
             image, found, pdb = self.compiler.emit_with(generated.module_name, list(generated.sources), entry_point,
                                                         self.compile_timeout, debug=True)
         except CompileTimeout:
-            image, found, pdb = None, [self._too_slow(unit, analysis.modules[0])], None
+            image, found, pdb = None, [self._too_slow(unit, parsed[0])], None
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
             return Compiled(failed, None, generated.module_name), None

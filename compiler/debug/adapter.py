@@ -117,7 +117,7 @@ class Adapter:
             raise Refused('launch needs "program": the path of a .kite file')
         test = arguments.get("test")
         args = arguments.get("args") or []
-        if test is not None and not isinstance(test, str) or not all(isinstance(a, str) for a in args):
+        if (test is not None and not isinstance(test, str)) or not all(isinstance(a, str) for a in args):
             raise Refused('"test" is a test\'s title and "args" a list of strings')
         target = Target(program, test, tuple(args), bool(arguments.get("stopOnEntry", False)),
                         bool(arguments.get("stopOnException", True)))

@@ -7,6 +7,7 @@ own, with a parent-death signal, and `close` kills the group.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -91,7 +92,7 @@ def build_engine(compiler, folder: Path) -> EngineFiles:
 def read_symbols(files: EngineFiles, dll: Path, pdb: Path) -> dict:
     """The PDB and metadata of a debug build as plain data (kite.debug.mapping reads it); no debugger involved."""
     done = subprocess.run([dotnet_executable(), str(files.engine), "symbols", str(dll), str(pdb)],
-                          capture_output=True, text=True, timeout=REPLY_SECONDS)
+                          capture_output=True, text=True, timeout=REPLY_SECONDS, check=False)
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         raise ToolchainError(f"kite's debug engine cannot read {pdb}: {said[-1] if said else done.returncode}")
@@ -105,6 +106,8 @@ class Engine:
         self.on_event = on_event
         self.process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True, env=env, preexec_fn=_die_with_parent, pass_fds=pass_fds)
+        assert self.process.stdin and self.process.stdout and self.process.stderr  # all three are pipes
+        self.stdin, self.stdout, self.stderr = self.process.stdin, self.process.stdout, self.process.stderr
         self._replies: queue.Queue = queue.Queue()
         self._next_id = 0
         self._lock = threading.Lock()  # one request in flight: the engine serves them in order
@@ -122,8 +125,8 @@ class Engine:
             self._next_id += 1
             message = {"id": self._next_id, "op": op, **arguments}
             try:
-                self.process.stdin.write(json.dumps(message).encode() + b"\n")
-                self.process.stdin.flush()
+                self.stdin.write(json.dumps(message).encode() + b"\n")
+                self.stdin.flush()
             except (BrokenPipeError, OSError):
                 raise EngineError(self._death()) from None
             while True:
@@ -141,7 +144,7 @@ class Engine:
             return reply["ok"]
 
     def _read(self) -> None:
-        for line in self.process.stdout:
+        for line in self.stdout:
             try:
                 message = json.loads(line)
             except ValueError:
@@ -161,7 +164,7 @@ class Engine:
                 return
 
     def _read_stderr(self) -> None:
-        for chunk in iter(lambda: self.process.stderr.read1(4096), b""):
+        for chunk in iter(lambda: self.stderr.read1(4096), b""):  # type: ignore[attr-defined]  # a BufferedReader
             self.stderr_tail = (self.stderr_tail + chunk)[-4096:]
 
     def _death(self) -> str:
@@ -174,16 +177,12 @@ class Engine:
 
     def close(self) -> None:
         """Kill the engine and, with its process group (and, sandboxed, its pid namespace), the debuggee."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
+        for stream in (self.stdin, self.stdout, self.stderr):
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
 
 
 def _die_with_parent() -> None:

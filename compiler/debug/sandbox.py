@@ -13,8 +13,9 @@ from kite.testing.worker import Limits
 TMPFS_MB = 64  # the engine and the debuggee share it; the transport's pipes are tiny
 
 
-def environment(limits: Limits = Limits()) -> dict[str, str]:
+def environment(limits: Limits | None = None) -> dict[str, str]:
     """The engine's (and so the debuggee's) whole environment in the sandbox."""
+    limits = limits or Limits()
     return {
         "HOME": "/work",
         "TMPDIR": "/tmp",

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.debug import mapping as maps
-from kite.debug.engine import Engine, EngineError, EngineFiles, build_engine, read_symbols, remove_folder, scratch_folder
+from kite.debug.engine import (
+    Engine,
+    EngineError,
+    EngineFiles,
+    build_engine,
+    read_symbols,
+    remove_folder,
+    scratch_folder,
+)
 from kite.debug.evaluate import EvaluationError, Evaluator
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
