@@ -15,13 +15,13 @@ namespace Kite.Debugging
         // ICorDebug
         public const int Initialize = 3, SetManagedHandler = 5, DebugActiveProcess = 8;
         // ICorDebugController (ICorDebugProcess, ICorDebugAppDomain)
-        public const int Stop = 3, Continue = 4, EnumerateThreads = 7, Terminate = 10;
+        public const int Stop = 3, Continue = 4, EnumerateThreads = 7;
         // ICorDebugThreadEnum
         public const int ThreadEnumNext = 7;
         // ICorDebugModule
         public const int ModuleGetBaseAddress = 4, ModuleGetName = 6, ModuleGetFunctionFromToken = 9, ModuleGetClassFromToken = 11;
         // ICorDebugFunction
-        public const int FunctionGetModule = 3, FunctionGetToken = 5, FunctionGetILCode = 6;
+        public const int FunctionGetModule = 3, FunctionGetILCode = 6;
         // ICorDebugCode
         public const int CodeCreateBreakpoint = 7;
         // ICorDebugBreakpoint
@@ -32,16 +32,16 @@ namespace Kite.Debugging
         public const int FrameGetFunction = 5, FrameGetFunctionToken = 6, FrameGetCaller = 8;
         public const int ILFrameGetIP = 11, ILFrameGetLocalVariable = 14, ILFrameGetArgument = 16;
         // ICorDebugStepper
-        public const int StepperDeactivate = 4, StepperSetInterceptMask = 5, StepperSetUnmappedStopMask = 6, StepperStep = 7,
-            StepperStepRange = 8, StepperStepOut = 9;
+        public const int StepperSetInterceptMask = 5, StepperSetUnmappedStopMask = 6, StepperStep = 7, StepperStepRange = 8,
+            StepperStepOut = 9;
         // ICorDebugValue and what derives from it
-        public const int ValueGetType = 3, ValueGetSize = 4;
+        public const int ValueGetType = 3;
         public const int GenericGetValue = 7;
         public const int ReferenceIsNull = 7, ReferenceDereference = 10;
         public const int StringGetLength = 9, StringGetString = 10;
         public const int BoxGetObject = 9;
         public const int ObjectGetClass = 7, ObjectGetFieldValue = 8;
-        public const int ArrayGetCount = 11, ArrayGetElementAtPosition = 16;
+        public const int ArrayGetElementAtPosition = 16;
         // ICorDebugClass
         public const int ClassGetModule = 3, ClassGetToken = 4;
     }
