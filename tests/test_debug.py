@@ -106,6 +106,9 @@ class Client:
     def close(self) -> None:
         if self.adapter is not None and not self.adapter.finished.is_set():
             self.request("disconnect")
+        if self.adapter is not None:
+            self.server.join(WAIT)
+            assert not self.server.is_alive(), "the adapter's loop did not end after disconnect"
 
 
 def gone(pid: int) -> bool:

@@ -232,8 +232,8 @@ class Adapter:
 
     def on_disconnect(self, arguments: dict, request: dict) -> None:
         self._end()
+        self.finished.set()  # before the response: whoever reads it may count on the loop being over
         self.respond(request, {})
-        self.finished.set()
         return None
 
     def _end(self) -> None:
