@@ -74,7 +74,15 @@ namespace Kite.Debugging
                 try
                 {
                     JsonNode? reply;
-                    lock (gate) reply = Handle(request["op"]!.GetValue<string>(), request);
+                    bool resume;
+                    lock (gate)
+                    {
+                        reply = Handle(request["op"]!.GetValue<string>(), request);
+                        resume = resumeAfter;
+                        resumeAfter = false;
+                    }
+                    // Continue outside the gate: it may wait for mscordbi's callback thread, which takes the gate
+                    if (resume) Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");
                     Send(new JsonObject { ["id"] = id, ["ok"] = reply ?? new JsonObject() });
                 }
                 catch (Exception error)
@@ -341,8 +349,10 @@ namespace Kite.Debugging
             expandable.Clear();
             stoppedThread = IntPtr.Zero;
             stop.ReleaseAll();
-            Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");
+            resumeAfter = true;
         }
+
+        private bool resumeAfter;  // a request resumed the debuggee: Serve continues it once the gate is released
 
         private void Step(string kind, JsonArray? range)
         {
