@@ -59,7 +59,7 @@ def csc_command(folder: Path, sources: list[str]) -> list[str]:
     packages = restore()
     return ["dotnet", str(csc_dll()), "/noconfig", "/nostdlib", "/nologo", "/target:library", "/nullable:enable",
             f"/warn:{WARNING_LEVEL}", f"/langversion:{LANGUAGE_VERSION.removeprefix('CSharp')}", f"/out:{folder / 'Out.dll'}",
-            f"/analyzerconfig:{folder / '.globalconfig'}", f"/reference:{CSHARP_ALIAS}={folder / 'KiteStd.dll'}",
+            f"/analyzerconfig:{folder / '.globalconfig'}", f"/reference:{CSHARP_ALIAS}={folder / 'Kite.Std.dll'}",
             *(f"/reference:{dll}" for dll in packages.reference_dlls if Path(dll).name not in WITHOUT_REFERENCES),
             *(f"/analyzer:{dll}" for dll in packages.analyzer_dlls), *sources]
 
@@ -78,7 +78,7 @@ def main() -> None:
         program.write_text(PROGRAM.format(n=0))
         with Session() as session:
             generated = session.analyze(Unit(decode(str(program), program.read_bytes()))).generated.sources
-            (folder / "KiteStd.dll").write_bytes(session.compiler.stdlib_image())
+            (folder / "Kite.Std.dll").write_bytes(session.compiler.stdlib_image())
         sources = []
         for file_name, text in generated:
             (folder / Path(file_name).name).write_text(text)

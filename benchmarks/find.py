@@ -51,10 +51,10 @@ def sample_functions() -> list[str]:
     return functions
 
 
-def write_answers(folder: Path, functions: list[str]) -> int:
+def write_answers(folder: Path, functions: list[str], count: int = ANSWERS) -> int:
     chooser = random.Random(15)
     total_lines = 0
-    for number in range(ANSWERS):
+    for number in range(count):
         parts = [f"module Answer{number}\n"]
         while sum(part.count("\n") for part in parts) < LINES:
             parts.append("\n" + chooser.choice(functions))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import sys
+import traceback
 
 import click
 
 from kite.errors import ToolchainError, UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
+from kite.testing.outcomes import REVEALS
 from kite.testing.worker import Limits
 
 timeout_option = click.option(
@@ -17,10 +20,39 @@ timeout_option = click.option(
 budget_option = click.option(
     "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
     help="Seconds all of an answer's tests may run together.")
+reveal_option = click.option(
+    "--reveal", type=click.Choice(REVEALS), default=REVEALS[0], show_default=True,
+    help="What results show of the hidden tests: tests (their messages, places, output and diagnostics), names (which "
+         "test and why in general terms only), none (not even their names). For results that go back to a model.")
 compile_timeout_option = click.option(
     "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
 )
+
+class OutputOption(click.Option):
+    """`-o/--output`, every command's one spelling of the file it writes; older spellings (`--out`, `--plan`) still
+    work and are left out of --help."""
+
+    def __init__(self, *args, old_spellings: tuple[str, ...] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.old_spellings = old_spellings
+
+    def get_help_record(self, ctx):
+        shown, self.opts = self.opts, [name for name in self.opts if name not in self.old_spellings]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def output_option(destination: str, *old_spellings: str, **kwargs):
+    return click.option("-o", "--output", *old_spellings, destination, cls=OutputOption, old_spellings=old_spellings, **kwargs)
+
+
+def examples(*lines: str) -> str:
+    """A command's --help ends with these (click's epilog; \\b keeps the lines as written)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
 
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
@@ -33,8 +65,19 @@ def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = 
     return EXIT_INTERNAL if internal else EXIT_UNUSABLE if unusable else EXIT_FAILED if failed else 0
 
 
+# What the machine refuses a write with: the user's to fix (free space, a writable folder), not a bug in kite.
+UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
+
+
+def debugging() -> bool:
+    """`kite --debug`: internal errors come with their traceback."""
+    context = click.get_current_context(silent=True)
+    return bool(context and context.find_root().params.get("debug"))
+
+
 def guarded(command):
-    """One line, never a traceback: unusable input and toolchain problems exit 2."""
+    """One line, never a traceback (unless --debug): unusable input, toolchain problems and a file system that
+    refuses a write exit 2."""
 
     @functools.wraps(command)
     def run(*args, **kwargs):
@@ -46,8 +89,19 @@ def guarded(command):
         except KeyboardInterrupt:
             click.echo("kite: interrupted", err=True)
             sys.exit(130)
+        except OSError as error:
+            if error.errno not in UNWRITABLE:
+                internal(error)
+            click.echo(f"kite: error: {error.filename or 'a file'}: cannot write ({error.strerror})", err=True)
+            sys.exit(EXIT_UNUSABLE)
         except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
-            click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
-            sys.exit(EXIT_INTERNAL)
+            internal(error)
 
     return run
+
+
+def internal(error: Exception):
+    click.echo(f"kite: internal error: {type(error).__name__}: {error}", err=True)
+    if debugging():
+        click.echo("".join(traceback.format_exception(error)).rstrip("\n"), err=True)
+    sys.exit(EXIT_INTERNAL)

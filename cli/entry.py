@@ -19,4 +19,4 @@ def entry() -> None:
             sys.exit(code)
     from kite.cli.main import main
 
-    main()
+    main(prog_name="kite")

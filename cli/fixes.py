@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from kite.atomic import write_atomically
+from kite.atomic import replacing_mode, write_atomically
 from kite.display import visible
 from kite.errors import UnusableInput
 
@@ -32,7 +31,7 @@ def fix_units(sources, err: bool) -> None:
         result = fix_file(source)
         if result.text != source.text:
             try:
-                write_atomically(Path(path), encode_like(result.text, data), os.stat(path).st_mode & 0o7777)
+                write_atomically(Path(path), encode_like(result.text, data), replacing_mode(Path(path)))
             except OSError as error:
                 raise UnusableInput(f"{path}: cannot write ({error.strerror})") from None
         for fixed in result.fixed:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import difflib
-import os
 import sys
+import traceback
 from pathlib import Path
 
 import click
 
-from kite.atomic import write_atomically
-from kite.cli.common import exit_code, guarded
+from kite.atomic import replacing_mode, write_atomically
+from kite.cli.common import debugging, examples, exit_code, guarded
 from kite.display import visible
 from kite.errors import UnusableInput
+from kite.progress import say
 
 
 def _diff(path: str, before: bytes, after: bytes) -> str:
@@ -30,8 +31,8 @@ def _stdin(name: str) -> bytes:
     return data
 
 
-@click.command(name="fmt")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.command(name="fmt", epilog=examples('kite fmt', 'kite fmt --check src/', 'kite fmt - --stdin-filename x.kite < x.kite'))
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change, exit 1 if any would.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print what would change as a unified diff, exit 1 if anything would.")
 @click.option("--stdin-filename", help="With `-`: the name that messages give the text read from stdin.")
@@ -54,12 +55,16 @@ def fmt(paths, check_only, show_diff, stdin_filename):
     elif stdin_filename:
         raise UnusableInput("--stdin-filename goes with - (stdin)")
     else:
-        files = [str(path) for path in kite_files(paths)]
+        problems: list = []
+        files = [str(path) for path in kite_files(paths or ["."], problems)]
     saw: set[str] = set()  # what went wrong, for exit_code
+    for problem in problems if "-" not in paths else ():
+        click.echo(f"kite: error: {visible(problem.problem)}", err=True)
+        saw.add("unusable")
     changed, unchanged = 0, 0
     for number, name in enumerate(files, start=1):
-        if len(files) > 1 and sys.stderr.isatty():
-            click.echo(f"[{number}/{len(files)}] {visible(name)}", err=True)
+        if len(files) > 1:
+            say(f"[{number}/{len(files)}] {visible(name)}")
         try:
             data = _stdin(name) if "-" in paths else read_bytes(name)
             formatted = format_bytes(data, name)
@@ -73,6 +78,8 @@ def fmt(paths, check_only, show_diff, stdin_filename):
             continue
         except Exception as error:  # a bug in kite: this file stays as it was, the others are still formatted
             click.echo(f"kite: internal error: {visible(name)}: {type(error).__name__}: {error}", err=True)
+            if debugging():
+                click.echo("".join(traceback.format_exception(error)).rstrip("\n"), err=True)
             saw.add("internal")
             continue
         if formatted == data:
@@ -90,7 +97,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
         else:
             path = Path(name)
             try:
-                write_atomically(path, formatted, os.stat(path).st_mode & 0o7777)
+                write_atomically(path, formatted, replacing_mode(path))
             except OSError as error:
                 click.echo(f"kite: error: {visible(name)}: cannot write ({error.strerror})", err=True)
                 saw.add("unusable")

@@ -12,13 +12,24 @@ import click
 
 from kite import __version__, diagnostics as diag
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.common import (
+    budget_option,
+    compile_timeout_option,
+    debugging,
+    examples,
+    exit_code,
+    guarded,
+    output_option,
+    reveal_option,
+    timeout_option,
+)
 from kite.cli.debug import dap, debug
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
 from kite.display import visible
 from kite.errors import NoTests, UnusableInput
+from kite.progress import say
 from kite.session import internal_errors
 
 # Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
@@ -49,7 +60,7 @@ def print_version(ctx, _param, value):
     ctx.exit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="kite", context_settings={"help_option_names": ["-h", "--help"]}, epilog=examples('kite check samples/', 'kite test samples/word_count.kite', 'kite new hello && kite run hello/hello.kite'))
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
               help="Show the versions of kite, Python, .NET, Roslyn and the analyzers, and exit.")
 @click.option("--debug", is_flag=True, help="Print the traceback of an internal error (JSON output always carries it).")
@@ -57,23 +68,31 @@ def main(debug):
     """Kite: check, test and build Kite programs through four layers (Kite, C# compiler, .NET analyzers, tests)."""
 
 
+# What each format is, for --help; a command lists only those it accepts.
+FORMAT_HELP = {
+    "text": "for people", "full": "each diagnostic with its source line and carets under it",
+    "json": "one document for scripts (docs/cli.md)", "sarif": "SARIF 2.1.0 for code scanning", "junit": "JUnit XML",
+    "github": "GitHub Actions annotations",
+}
+
+
 def format_option(command: str):
-    return click.option("--format", "output_format", type=click.Choice(emitters.formats_for(command)), default="text", show_default=True,
-                        help="text: for people. full: each diagnostic with its source line and carets under it. json: one document for scripts (docs/cli.md). sarif: SARIF 2.1.0. "
-                             "junit: JUnit XML. github: GitHub Actions annotations.")
+    accepted = emitters.formats_for(command)
+    return click.option("--format", "output_format", type=click.Choice(accepted), default="text", show_default=True,
+                        help=" ".join(f"{name}: {FORMAT_HELP.get(name, 'see docs/cli.md')}." for name in accepted))
 
 
 def graded(session, sources, action) -> list:
     """Every unit through `action`, with progress on a terminal; a unit's problem is printed as its one line."""
     reports = []
     for number, source in enumerate(sources, start=1):
-        if len(sources) > 1 and sys.stderr.isatty():
-            click.echo(f"[{number}/{len(sources)}] {visible(source.program)}", err=True)
+        if len(sources) > 1:
+            say(f"[{number}/{len(sources)}] {visible(source.program)}")
         report = session.grade(source, action)
         if report.problem is not None:
             label = "error" if report.problem.kind == "unusable" else "internal error"
             click.echo(f"kite: {label}: {visible(report.problem.message)}", err=True)
-            if report.problem.traceback and click.get_current_context().find_root().params.get("debug"):
+            if report.problem.traceback and debugging():
                 click.echo(report.problem.traceback, err=True)
         reports.append(report)
     return reports
@@ -93,8 +112,8 @@ def units_exit_code(reports, failed) -> int:
     )
 
 
-@main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@main.command(epilog=examples('kite check samples/', 'kite check --format sarif src/ > kite.sarif', 'kite check --layer kite --new-only --state agent.json edited.kite'))
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--layer", type=click.Choice(["kite", "all"]), default="all", show_default=True,
               help="kite: Kite's own parser and rules only (fast, no .NET). all: also the C# compiler and the .NET analyzers.")
 @format_option("check")
@@ -119,7 +138,7 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
         raise UnusableInput("--new-only and --state go together")
     if new_only and not hasattr(emitters.emitter(output_format), "check_new"):
         raise UnusableInput(f"--new-only prints text or json, not {output_format}")
-    sources = find_units(list(paths))
+    sources = find_units(list(paths) or ["."])
     if apply_fixes:
         from kite.cli.fixes import fix_units
 
@@ -137,8 +156,8 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
     sys.exit(units_exit_code(reports, lambda report: report.check.verdict is unclean or report.check.verdict is diag.Verdict.FAILED))
 
 
-@main.command()
-@click.argument("path", type=click.Path())
+@main.command(epilog=examples('kite prose answer.md', 'kite prose --format json answer.md'))
+@click.argument("path", type=click.Path(readable=False))
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("prose")), default="text", show_default=True,
               help="text: a line per phrase found. json: one document for scripts (docs/scoring.md).")
 @guarded
@@ -157,10 +176,10 @@ def prose(path, output_format):
     sys.exit(exit_code(failed=bool(report.hits)))
 
 
-@main.command()
-@click.argument("program", type=click.Path())
-@click.option("-o", "--output", "output", type=click.Path(file_okay=False), required=True,
-              help="Folder for <Module>.dll, KiteStd.dll and <Module>.runtimeconfig.json.")
+@main.command(epilog=examples('kite build hello.kite -o out/   # then: dotnet out/Hello.dll', 'kite build hello.kite --output out/ --compile-timeout 60'))
+@click.argument("program", type=click.Path(readable=False))
+@output_option("output", type=click.Path(file_okay=False), required=True,
+               help="Folder for <Module>.dll, Kite.Std.dll and <Module>.runtimeconfig.json.")
 @click.option("--debug", is_flag=True,
               help="A debugger's build: Debug optimization, <Module>.pdb beside the assembly, absolute #line paths and a "
                    "checksum per Kite file (never what grading runs).")
@@ -169,17 +188,7 @@ def prose(path, output_format):
 @guarded
 def build(program, output, debug, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
-    from pathlib import Path
-
-    from kite.pipeline import UnitSource
-    from kite.session import Session, UnitReport
-
-    def build_unit(unit):
-        built = session.build(unit, Path(output), debug=debug)
-        return UnitReport(unit.program.path, check=built.result, built=built.assembly)
-
-    with Session(compile_timeout=compile_timeout) as session:
-        reports = graded(session, [UnitSource(program)], build_unit)
+    reports = built(program, output, compile_timeout, debug=debug)
     [report] = reports
     if report.check is not None:
         click.echo(emitters.emitter("text").check(reports))
@@ -188,20 +197,80 @@ def build(program, output, debug, compile_timeout):
     sys.exit(units_exit_code(reports, lambda report: report.built is None))
 
 
-@main.command(name="test")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--tests", "test_paths", multiple=True, type=click.Path(),
+def built(program: str, output: str, compile_timeout: float, debug: bool = False) -> list:
+    """PROGRAM built into OUTPUT: its one report (what the layers found, the assembly or the problem)."""
+    from pathlib import Path
+
+    from kite.pipeline import UnitSource
+    from kite.session import Session, UnitReport
+
+    def build_unit(unit):
+        done = session.build(unit, Path(output), debug=debug)
+        return UnitReport(unit.program.path, check=done.result, built=done.assembly)
+
+    with Session(compile_timeout=compile_timeout) as session:
+        return graded(session, [UnitSource(program)], build_unit)
+
+
+@main.command(name="run", context_settings={"ignore_unknown_options": True},
+              epilog=examples("kite run hello.kite", "kite run hello.kite -- first second"))
+@click.argument("program", type=click.Path(readable=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@compile_timeout_option
+@guarded
+def run_program(program, args, compile_timeout):
+    """Build PROGRAM and run it (entering at fn main) with ARGS after `--`, as `kite build` then `dotnet` would.
+
+    stdin, stdout and stderr are the program's; kite's own lines (diagnostics, problems) go to stderr. Exit with the
+    program's exit code, or before it runs: 1 when it does not compile, 2 for unusable input, 3 for a bug in kite."""
+    import subprocess
+    import tempfile
+
+    from kite.dotnet.packages import dotnet_executable
+
+    with tempfile.TemporaryDirectory(prefix="kite-run-") as folder:
+        reports = built(program, folder, compile_timeout)
+        [report] = reports
+        if report.check is not None and (report.built is None or report.check.diagnostics):
+            click.echo(emitters.emitter("text").check(reports), err=True)
+        if report.built is None:
+            sys.exit(units_exit_code(reports, lambda report: True))
+        code = subprocess.run([dotnet_executable(), str(report.built), *args], check=False).returncode
+    sys.exit(code if code >= 0 else 128 - code)  # killed by a signal: as a shell reports it
+
+
+@main.command(epilog=examples("kite new hello && kite run hello/hello.kite", "kite new gcd --task && kite tasks check ."))
+@click.argument("name")
+@click.option("--task", is_flag=True, help="A task folder (prompt.md, solution.kite, solution.test.kite, task.toml; "
+              "docs/tasks.md) instead of a program.")
+@guarded
+def new(name, task):
+    """Make the folder NAME with a program you can run at once (NAME.kite with fn main), its tests (NAME.test.kite)
+    and a README line; with --task, a task folder instead. Never writes over anything: exit 2 when NAME exists."""
+    from pathlib import Path
+
+    from kite.scaffold import scaffold
+
+    for path in scaffold(name, Path(), task=task):
+        click.echo(f"created {visible(str(path))}")
+    click.echo(f"next: cd {visible(name)} && " + ("kite tasks check .." if task else f"kite run {visible(name)}.kite && kite test"))
+
+
+@main.command(name="test", epilog=examples('kite test samples/word_count.kite', 'kite test solution.kite --tests hidden/ --format junit > results.xml'))
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option("--tests", "test_paths", multiple=True, type=click.Path(readable=False),
               help="Hidden tests: a test file or a folder of them (same module); repeatable; with one program. When "
                    "given, only these tests decide; the program's own tests are run and reported apart.")
 @timeout_option
 @budget_option
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap (no namespaces, no read-only file system): only for code you trust.")
+@reveal_option
 @format_option("test")
 @compile_timeout_option
 @no_server_option
 @guarded
-def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, compile_timeout):
+def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
     fresh sandboxed process.
 
@@ -211,9 +280,10 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 
     from kite.pipeline import find_units, kite_files
     from kite.session import Session, UnitReport
+    from kite.testing.outcomes import conceal
     from kite.testing.worker import Limits
 
-    sources = find_units(list(paths))
+    sources = find_units(list(paths) or ["."])
     hidden = [str(path) for path in kite_files(test_paths)]
     if hidden:
         if len(sources) != 1:
@@ -227,6 +297,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
             if not source_of[unit.program.path].found_in_folder:
                 raise
             return UnitReport(unit.program.path, skipped="no tests")  # a folder may hold programs without tests
+        tests = conceal(tests, set(hidden), reveal)
         return UnitReport(unit.program.path, check=tests.check, tests=tests)
 
     source_of = {source.program: source for source in sources}
@@ -237,16 +308,16 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
     sys.exit(units_exit_code(reports, lambda report: not report.tests.passes))
 
 
-@main.command()
-@click.argument("run", type=click.Path())
+@main.command(epilog=examples('kite score run.jsonl --field response.text --tasks tasks/ -o results.jsonl', 'kite score run.jsonl --field text --jobs 2 --resume'))
+@click.argument("run", type=click.Path(readable=False))
 @click.option("--field", required=True, help="Dotted path to the answer's text in each JSON line (a.b.0.c).")
-@click.option("--tasks", "tasks_dir", type=click.Path(), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
+@click.option("--tasks", "tasks_dir", type=click.Path(readable=False), help="Folder of tasks: TASKS/<task_id>/*.test.kite are the hidden "
               "tests, TASKS/<task_id>/task.toml may name the module. Without it only the static layers run.")
 @click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
 @click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
-@click.option("--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
-              help="Results, one JSON line per answer, flushed as written; the summary goes beside it (.summary.json).")
-@click.option("--resume", is_flag=True, help="Keep the results already in --out and grade only the answers missing there.")
+@output_option("out", "--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
+               help="Results, one JSON line per answer, flushed as written; the summary goes beside it (results.jsonl: results.summary.json).")
+@click.option("--resume", is_flag=True, help="Keep the results already in --output and grade only the answers missing there.")
 @click.option("--format-field", help="Dotted path to each answer's format: kite (default), csharp, json, python or regex.")
 @click.option("--model-score-field", help="Dotted path to a model's 0-10 score: the final score is its average with ours.")
 @click.option("--regex-flavor", type=click.Choice(["dotnet", "python"]), default="dotnet", show_default=True,
@@ -256,15 +327,18 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, output_format, 
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=32 << 20, show_default=True,
+              help="A run line longer than this is not read: its result is a problem (line too long).")
 @timeout_option
 @budget_option
 @click.option("--no-sandbox", is_flag=True, help="Run the tests without bubblewrap: only for answers you trust.")
+@reveal_option
 @format_option("score")
 @compile_timeout_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, timeout, budget, no_sandbox, output_format, compile_timeout):
-    """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --out and
+          dask_address, cache_dir, max_line_bytes, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
+    """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --output and
     a summary beside it, and print the rates.
 
     Exit 0 when every answer got a result (failing answers are results too), 2 for unusable input (a missing task
@@ -275,7 +349,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
     options = ScoreOptions(
         run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
-        cache=cache_dir, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
+        cache=cache_dir, max_line_bytes=max_line_bytes, reveal=reveal, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
                                                  compile_timeout_seconds=compile_timeout),
     )
     with progress_bar() as progress:
@@ -291,9 +365,31 @@ context_option = click.option(
     help="Read PATTERN as this kind of code; by default the first of expression, statement, item, module that parses it.")
 
 
-@main.command()
-@click.argument("pattern")
+@main.command(epilog=examples("kite graph src/", "kite graph --callers total --format json ."))
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(emitters.formats_for("graph")), default="text", show_default=True,
+              help="text: a line per symbol and per edge. json: {symbols, edges}, a list for a query (docs/graph.md).")
+@click.option("--callers", metavar="NAME", help="The functions and tests that call or construct NAME (a name or an id).")
+@click.option("--callees", metavar="NAME", help="What NAME calls or constructs (standard-library functions as std.NAME).")
+@click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+              help="Folder of parsed files kept across runs (kite find's), keyed by each file's text and the toolchain.")
+@guarded
+def graph(paths, output_format, callers, callees, impact, cache_dir):
+    """The code graph of Kite files or folders (*.kite, recursively), from the syntax alone: symbols (functions,
+    types, fields, enums, members, constants, tests) and edges (calls, uses, constructs, tests).
+
+    A query prints one line per symbol: file(line,col): kind id. NAME is a plain name (total) or an id (Shop.total);
+    an unknown or ambiguous NAME is exit 2 (the candidates listed). A file that does not parse still gives the
+    symbols that do, and says on stderr which lines were left out. Exit 2 for a file that cannot be read."""
+    from kite.cli.graph import run_graph
+
+    sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir))
+
+
+@main.command(epilog=examples("kite find 'print($X)' src/", "kite find --format json 'xs.Where($F).ToList()' ."))
+@click.argument("pattern")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @context_option
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
               help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
@@ -312,12 +408,12 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
     sys.exit(run_find(pattern, list(paths), context, output_format, jobs, cache_dir))
 
 
-@main.command()
+@main.command(epilog=examples("kite rewrite 'len($X) == 0' --to 'is_empty($X)' src/", 'kite rewrite --apply kite-rewrite.plan.json --check'))
 @click.argument("pattern", required=False)
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
-@click.option("--plan", "plan_path", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
-              help="Where the plan is written.")
+@output_option("plan_path", "--plan", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+               help="Where the plan is written.")
 @click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
               help="Write the files of this plan: all of them, or none when any changed since it was made.")
 @click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
@@ -338,7 +434,7 @@ def rewrite(pattern, paths, template, plan_path, apply_plan, check_result, conte
     sys.exit(run_prepare(pattern, template, list(paths), context, plan_path))
 
 
-@main.command()
+@main.command(epilog=examples('kite lsp', 'kite lsp --stdio   # as an editor starts it (docs/editors.md)'))
 @click.option("--stdio", is_flag=True, help="Talk LSP over stdin and stdout (the default, and the only transport).")
 def lsp(stdio):
     """Run the Kite language server over stdio, for editors and agents' edit tools (docs/editors.md).
@@ -350,7 +446,7 @@ def lsp(stdio):
     serve()
 
 
-@main.group()
+@main.group(epilog=examples('kite server status', 'kite server stop'))
 def server():
     """The warm background server that `kite check`, `kite test` and `kite build` go through (docs/cli.md)."""
 
@@ -365,7 +461,7 @@ def ask_server(op: str) -> dict | None:
         return None
 
 
-@server.command()
+@server.command(epilog=examples('kite server status'))
 @guarded
 def status():
     """Show whether this user's server for this kite runs: its pid, socket and idle time-out. Exit 1 when none runs."""
@@ -378,7 +474,7 @@ def status():
     click.echo(f"kite server running: pid {found['pid']}, socket {visible(found['socket'])}, exits after {found['idle_exit']:g} s idle")
 
 
-@server.command()
+@server.command(epilog=examples('kite server stop'))
 @guarded
 def stop():
     """End this user's server for this kite, if it runs."""

@@ -7,7 +7,7 @@ import sys
 import click
 
 from kite.cli import emitters
-from kite.cli.common import budget_option, compile_timeout_option, exit_code, guarded, timeout_option
+from kite.cli.common import budget_option, compile_timeout_option, examples, exit_code, guarded, timeout_option
 from kite.display import visible
 from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 
@@ -22,14 +22,14 @@ max_inputs_option = click.option(
     help="Generated inputs per function the hidden tests call (made by type from the tests' own arguments, by --seed).")
 
 
-@click.group()
+@click.group(epilog=examples('kite tasks check samples/tasks', 'kite tasks mutate samples/tasks --min-score 0.8'))
 def tasks():
     """Check a task set (TASKS_DIR/<task_id>/: prompt.md, solution.kite, *.test.kite, task.toml) and measure how
     strong its hidden tests are."""
 
 
-@tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@tasks.command(epilog=examples('kite tasks check samples/tasks', 'kite tasks check --format json samples/tasks'))
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @tasks_format_option("tasks_check")
 @timeout_option  # a task's task.toml time_limit wins
 @compile_timeout_option
@@ -52,8 +52,8 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
     sys.exit(exit_code(unusable=any(c.unusable for c in checks), failed=not all(c.ok for c in checks)))
 
 
-@tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@tasks.command(epilog=examples('kite tasks mutate samples/tasks', 'kite tasks mutate samples/tasks --min-score 0.8 --format json'))
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @click.option("--min-score", type=click.FloatRange(min=0, max=1), help="Fail (exit 1) when a task's mutation score is below this.")
 @click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,
               help="Mutants run per task, sampled by --seed when a solution has more (the same ones every run).")
@@ -90,8 +90,8 @@ def mutate(tasks_dir, min_score, max_mutants, seed, max_inputs, budget, output_f
     sys.exit(exit_code(unusable=any(task.unusable for task in measured), failed=below or any(task.problem for task in measured)))
 
 
-@tasks.command()
-@click.argument("tasks_dir", type=click.Path())
+@tasks.command(epilog=examples('kite tasks augment samples/tasks', 'kite tasks augment samples/tasks --write'))
+@click.argument("tasks_dir", type=click.Path(readable=False))
 @click.option("--seed", type=int, default=0, show_default=True, help="Chooses the generated inputs and the sample of mutants.")
 @max_inputs_option
 @click.option("--max-mutants", type=click.IntRange(min=1), default=DEFAULT_MAX_MUTANTS, show_default=True,

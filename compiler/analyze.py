@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kite import standard_library
 from kite.callee import constructs
 from kite.syntax import nodes as n
 
@@ -64,13 +65,21 @@ class Facts:
     misplaced: tuple[tuple[n.Node, str], ...] = field(default=())  # KT000 found by the analyzer: where, and why
     lambdas: tuple[tuple[n.Lambda, int], ...] = field(default=())  # each lambda and how many lambdas it is inside, plus one
     redeclared: tuple[tuple[Binding, Binding], ...] = field(default=())  # (declaration, the one in scope it meets)
+    # Every name read or assigned, with the local or constant it means there (None: a function, type, the standard
+    # library, or nothing declared); and every member access with its target's type where declarations tell it.
+    resolved: tuple[tuple[n.Name, Binding | None], ...] = field(default=())
+    members: tuple[tuple[n.Member, n.TypeRef | None], ...] = field(default=())
+    # The one type pass: every expression's Kite type where declarations, literals and the standard library tell it
+    # (None where they do not: .NET members, an unknown name). A lambda's is TypeRef("fn", params, returns=result), as a function type is written.
+    types: tuple[tuple[n.Expr, n.TypeRef | None], ...] = field(default=())
 
 
 class _Walker:
-    def __init__(self, module: n.Module):
+    def __init__(self, module: n.Module, shared=()):
         self.module = module
-        self.functions = {item.name: item for item in module.items if isinstance(item, n.FnDecl)}
-        self.records = {item.name: item for item in module.items if isinstance(item, n.TypeDecl)}
+        known = (*shared, *module.items)  # the module's own declarations win over its other files'
+        self.functions = {item.name: item for item in known if isinstance(item, n.FnDecl)}
+        self.records = {item.name: item for item in known if isinstance(item, n.TypeDecl)}
         self.declarations: list[Declaration] = []
         self.bindings: list[Binding] = []
         self.illegal: list[IllegalAssignment] = []
@@ -81,6 +90,11 @@ class _Walker:
         self.lambdas: list[tuple[n.Lambda, int]] = []
         self.lambda_depth = 0
         self.redeclared: list[tuple[Binding, Binding]] = []
+        self.resolved: list[tuple[n.Name, Binding | None]] = []
+        self.members: list[tuple[n.Member, n.TypeRef | None]] = []
+        self.enums = {item.name for item in known if isinstance(item, n.EnumDecl)}
+        self.types: list[tuple[n.Expr, n.TypeRef | None]] = []
+        self.typed: dict[int, n.TypeRef | None] = {}  # id(expression) -> its type, as the walk leaves it
 
     # ---- scopes
 
@@ -116,7 +130,7 @@ class _Walker:
         for item in module.items:
             if isinstance(item, n.Let):
                 self.expr(item.value)
-                self.declare(item.name, "const", item.line, item.column, item.type, item.value)
+                self.declare(item.name, "const", item.line, item.column, item.type or self.type_of(item.value), item.value)
             elif isinstance(item, n.TypeDecl):
                 self.declarations.append(Declaration(item.name, "type", item.line, item.column))
                 for record_field in item.fields:
@@ -142,6 +156,7 @@ class _Walker:
         return Facts(
             tuple(self.declarations), tuple(self.bindings), tuple(self.illegal), tuple(self.discarded),
             self.functions, self.records, tuple(self.misplaced), tuple(self.lambdas), tuple(self.redeclared),
+            tuple(self.resolved), tuple(self.members), tuple(self.types),
         )
 
     # ---- statements
@@ -192,6 +207,7 @@ class _Walker:
         target = s.target
         if isinstance(target, n.Name):
             binding = self.resolve(target.name)
+            self.resolved.append((target, binding))
             if binding is None:
                 return
             if binding.kind in IMMUTABLE_KINDS:
@@ -200,6 +216,7 @@ class _Walker:
                 binding.changed = True
         elif isinstance(target, n.Member):
             self.expr(target.target)
+            self.members.append((target, self.type_of(target.target)))
             owner = _record_of(self, target.target)
             if owner is not None and any(f.name == target.name for f in self.records[owner].fields):
                 self.illegal.append(IllegalAssignment(target.name, "field", owner, target))
@@ -207,29 +224,72 @@ class _Walker:
             self.expr(target)
 
     def type_of(self, e) -> n.TypeRef | None:
-        """The Kite type of an expression, where declarations tell it: enough to know a record's field is assigned
-        however the record was reached (`items[0].price`, `find().price`, a loop over a call)."""
+        """The Kite type of an expression the walk has been through (kite.analyze's one type pass)."""
+        if id(e) in self.typed:
+            return self.typed[id(e)]
+        return self.infer(e)
+
+    def infer(self, e) -> n.TypeRef | None:
+        """The type of an expression from its children's (already walked) and the declarations in scope: enough to
+        know a record's field is assigned however the record was reached (`items[0].price`, `find().price`, a loop
+        over a call), and to show every expression's type in an editor."""
+        at = (e.line, e.column)
         if isinstance(e, n.Name):
             binding = self.resolve(e.name)
-            return binding.type if binding is not None else None
-        if isinstance(e, n.Call) and isinstance(e.func, n.Name):
-            name = e.func.name
-            if constructs(name, is_value=self.resolve(name) is not None, functions=self.functions, types=self.records):
-                return n.TypeRef(e.line, e.column, name)
-            function = self.functions.get(name) if self.resolve(name) is None else None
-            return function.returns if function is not None else None
+            if binding is not None:
+                return binding.type
+            if e.name in self.functions:
+                return _function_type(self.functions[e.name])
+            return n.TypeRef(*at, e.name) if e.name in self.records or e.name in self.enums else None
+        if isinstance(e, n.Literal):
+            return n.TypeRef(*at, e.kind)
+        if isinstance(e, (n.FString, n.Formatted)):
+            return n.TypeRef(*at, "str")
+        if isinstance(e, n.ListLiteral):
+            items = [self.type_of(item) for item in e.items]
+            element = _common(items)
+            return n.TypeRef(*at, "list", (element,) if element is not None else ())
+        if isinstance(e, n.Unary):
+            return n.TypeRef(*at, "bool") if e.op == "not" else self.type_of(e.operand)
+        if isinstance(e, n.Binary):
+            if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in"):
+                return n.TypeRef(*at, "bool")
+            return _common([self.type_of(e.left), self.type_of(e.right)])
+        if isinstance(e, n.Call):
+            return self._call_type(e)
         if isinstance(e, n.TypeCall):
             return e.type
         if isinstance(e, n.Index):
             container = self.type_of(e.target)
             if container is not None and container.name in ("list", "map") and container.args:
                 return container.args[-1]  # a list's element, a map's value
-            return None
+            return n.TypeRef(*at, "char") if container is not None and container.name == "str" else None
         if isinstance(e, n.Member):
-            owner = self.type_of(e.target)
+            target = e.target
+            if isinstance(target, n.Name) and target.name in self.enums and self.resolve(target.name) is None:
+                return n.TypeRef(*at, target.name)
+            owner = self.type_of(target)
             record = self.records.get(owner.name) if owner is not None else None
             return next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
+        if isinstance(e, n.Lambda):
+            return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in e.params), returns=self.type_of(e.body) or n.TypeRef(*at, "?"))
         return None
+
+    def _call_type(self, e: n.Call) -> n.TypeRef | None:
+        if not isinstance(e.func, n.Name):
+            return None
+        name = e.func.name
+        std = standard_library.FUNCTIONS.get(name)
+        if std is not None:
+            return _std_result(std, [self.type_of(arg) for arg in e.args], (e.line, e.column))
+        binding = self.resolve(name)
+        if constructs(name, is_value=binding is not None, functions=self.functions, types=self.records):
+            return n.TypeRef(e.line, e.column, name)
+        if binding is not None:
+            called = binding.type
+            return called.returns if called is not None and called.name == "fn" and called.returns is not None and called.returns.name != "?" else None
+        function = self.functions.get(name)
+        return function.returns if function is not None else None
 
     # ---- expressions: only lambdas declare anything
 
@@ -241,11 +301,77 @@ class _Walker:
             for param in e.params:
                 self.declare(param.name, "lambda", param.line, param.column, param.type)
             self.expr(e.body)
+            self.typed_as(e)  # with its parameters in scope
             self.scopes.pop()
             self.lambda_depth -= 1
             return
+        if isinstance(e, n.Name):
+            self.resolved.append((e, self.resolve(e.name)))
         for child in n.children(e):
             self.expr(child)
+        if isinstance(e, n.Member):
+            self.members.append((e, self.type_of(e.target)))
+        self.typed_as(e)
+
+    def typed_as(self, e) -> None:
+        if isinstance(e, n.TypeRef):
+            return  # a type written in a call (`map<str, int>()`) is not an expression
+        found = self.typed[id(e)] = self.infer(e)
+        self.types.append((e, found))
+
+
+def _function_type(fn: n.FnDecl) -> n.TypeRef:
+    at = (fn.line, fn.column)
+    return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in fn.params), returns=fn.returns)
+
+
+def _common(found: list) -> n.TypeRef | None:
+    """The one type of several values (a list's items, an operation's sides): an int among decs is a dec."""
+    known = [t for t in found if t is not None and t.name != "none"]
+    if not known or len(known) < len(found) - sum(1 for t in found if t is not None and t.name == "none"):
+        return None
+    names = {t.name for t in known}
+    if names == {"int", "dec"}:
+        return next(t for t in known if t.name == "dec")
+    first = known[0]
+    return first if all(_same(t, first) for t in known) else None
+
+
+def _same(a: n.TypeRef, b: n.TypeRef) -> bool:
+    """The same type, wherever each is written (a node's equality compares its position too)."""
+    return a.name == b.name and a.nullable == b.nullable and len(a.args) == len(b.args) and all(map(_same, a.args, b.args))
+
+
+def _std_result(std, args: list, at: tuple[int, int]) -> n.TypeRef | None:
+    """A standard-library call's type, from the table's `returns` and its arguments' types."""
+    spec = std.returns
+    first = args[0] if args else None
+    if spec is None:
+        return None
+    if spec == "$arg" or (spec == "$element" and len(args) == 2):
+        return first
+    if not spec.startswith("$"):
+        return _type_from_text(spec, at)
+    if first is None:
+        return None
+    element = first.args[0] if first.args and first.name in ("list", "set", "map") else (n.TypeRef(*at, "char") if first.name == "str" else None)
+    if spec == "$element":
+        return element
+    if spec == "$list":
+        return n.TypeRef(*at, "list", (element,)) if element is not None else None
+    if spec == "$values":
+        return n.TypeRef(*at, "list", (first.args[1],)) if first.name == "map" and len(first.args) == 2 else None
+    raise ValueError(f"the standard library's table has an unknown result {spec!r}")
+
+
+def _type_from_text(text: str, at: tuple[int, int]) -> n.TypeRef:
+    """`int`, `dec?`, `list<str>`: the result types the standard library's table spells."""
+    nullable = text.endswith("?")
+    text = text.removesuffix("?")
+    if "<" in text:
+        name, inner = text[:-1].split("<", 1)
+        return n.TypeRef(*at, name, (_type_from_text(inner, at),), nullable)
+    return n.TypeRef(*at, text, (), nullable)
 
 
 def _record_of(walker: _Walker, e) -> str | None:
@@ -260,5 +386,8 @@ def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
     return None
 
 
-def gather(module: n.Module) -> Facts:
-    return _Walker(module).run()
+def gather(module: n.Module, shared=()) -> Facts:
+    """The module's facts. `shared`: declarations of the module's other files (a program's, for its test file) that
+    its expressions may name: only the language server passes them, for the types it shows (the rules read one file
+    at a time, as each file's own diagnostics are its own)."""
+    return _Walker(module, shared).run()

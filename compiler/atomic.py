@@ -7,6 +7,12 @@ import tempfile
 from pathlib import Path
 
 
+def replacing_mode(path: Path) -> int:
+    """The mode a file rewritten in place keeps: its permissions (and sticky bit), never setuid or setgid, which the
+    kernel too drops when a file is written: new content must not run with the owner's or group's rights."""
+    return os.stat(path).st_mode & 0o1777
+
+
 def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Readers see the old file or the whole new one, never a part: processes starting together (a cluster's workers,
     parallel test runs) share kite's cache folder."""

@@ -8,12 +8,18 @@ import re
 
 from kite.diagnostics import Diagnostic
 
+# The namespace the generated C# puts a program's types and module class in; "__" inside: no program's name is it.
+PROGRAM_NAMESPACE = "kite__program"
+
 # CS0411 names the generic method it could not type; the Kite construct behind each generated one.
 HELPER = re.compile(r"'(?:[\w:]+\.)?(Runtime|Std)\.(\w+)<")
 UNTYPED_EMPTY = "an empty [] or a bare none has no type of its own: declare it, as in let xs: list<int> = []"
 RUNTIME_WORDS = {
-    "List": f"cannot tell the element type of this list: {UNTYPED_EMPTY}",
-    "Iter": f"cannot tell what this for loop goes over: it needs a list, set, map or str of a known type ({UNTYPED_EMPTY})",
+    "List": "cannot tell the element type of this list: its elements must all be of one type, and an empty [] or a "
+            "bare none has no type of its own (declare it, as in let xs: list<int> = [])",
+    "Iter": "cannot tell what this for loop goes over: a list, set, map or str, and this value is none of them, or has "
+            "no type of its own "
+            "(declare it, as in let xs: list<int> = [])",
     "ExpectEqual": f"cannot compare these two values: their types differ, or one has no type ({UNTYPED_EMPTY})",
     "Eq": f"cannot compare these two values: their types differ, or one has no type ({UNTYPED_EMPTY})",
     "Contains": f"cannot tell what 'in' looks for: the value and the collection's elements differ in type ({UNTYPED_EMPTY})",
@@ -23,11 +29,14 @@ RUNTIME_WORDS = {
 SPELLED_NAME = re.compile(r"\b\w*__\w*\b")
 GENERATED_SUFFIX = re.compile(r"(?:__u__f|__u|__f|__m|__\d+)$")
 UNDERSCORES_ONLY = re.compile(r"v(_+)")  # identifier() spells `_` as `v___u`
+CONSTANT_OVERFLOW = "this int arithmetic leaves int's range (-2147483648 to 2147483647): Kite has no long"
 LAMBDA_UNTYPED = "cannot tell this lambda's type: give each parameter a type, and give it a result with a type (none alone has none)"
 
 
 def kite_names(message: str) -> str:
-    """The message with each name the generator spelled for a program's name said as the program wrote it."""
+    """The message with each name the generator spelled for a program's name said as the program wrote it (and
+    without the namespace the generator put it in)."""
+    message = message.replace(f"global::{PROGRAM_NAMESPACE}.", "").replace(f"{PROGRAM_NAMESPACE}.", "")
     def unspelled(match: re.Match) -> str:
         stem = GENERATED_SUFFIX.sub("", match.group())
         if stem == match.group():
@@ -49,4 +58,6 @@ def in_kite_words(d: Diagnostic) -> Diagnostic:
         return dataclasses.replace(d, message=RUNTIME_WORDS.get(name, f"cannot tell the types in this expression: {UNTYPED_EMPTY}"))
     if d.id == "CS8917":
         return dataclasses.replace(d, message=LAMBDA_UNTYPED)
+    if d.id == "CS0220":  # "overflows at compile time in checked mode": Kite has no checked mode, its ints always are
+        return dataclasses.replace(d, message=CONSTANT_OVERFLOW)
     return d

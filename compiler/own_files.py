@@ -4,6 +4,7 @@ on every command), `kite score --cache` by their bytes. An editable install chan
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -23,3 +24,10 @@ def own_files() -> list[tuple[str, Path]]:
                 seen.add(path)
                 files.append((f"{package}/{path.relative_to(root)}", path))
     return files
+
+
+def cache_root() -> Path:
+    """Kite's per-user cache folder: restored .NET packages, the warm server's socket, `kite find`'s key."""
+    if "KITE_CACHE_DIR" in os.environ:
+        return Path(os.environ["KITE_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kite"

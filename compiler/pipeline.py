@@ -15,7 +15,7 @@ from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
 from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
-from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_function_declared_twice
+from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_name_declared_twice
 from kite.source import SourceFile, read
 from kite.syntax.frontend import SyntaxResult, read_syntax
 from kite.syntax.nodes import Module
@@ -57,23 +57,39 @@ class UnitSource:
     program: str
     tests: tuple[str, ...] = ()
     found_in_folder: bool = False  # named through a folder, not by the user
+    problem: str = ""  # why the path cannot be a unit (a folder with no .kite file, or one that cannot be read)
 
     def read(self) -> Unit:
+        if self.problem:
+            raise UnusableInput(self.problem)
         return Unit(read(self.program), tuple(read(test) for test in self.tests))
 
 
-def kite_files(paths) -> list[Path]:
-    """Files as named, and folders as the *.kite files below them (sorted)."""
+def kite_files(paths, problems: list[UnitSource] | None = None) -> list[Path]:
+    """Files as named, and folders as the *.kite files below them (sorted). A folder that holds none, or one that
+    cannot be read (a subfolder too), is unusable input: raised, or with `problems` each kept there as a unit of its
+    own (read() says what is wrong) while the other paths are still found."""
     files: list[Path] = []
+
+    def unusable(message: str, path: str) -> None:
+        if problems is None:
+            raise UnusableInput(message)
+        problems.append(UnitSource(path, problem=message))
+
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(path.rglob("*.kite"))
-            if not found:
-                raise UnusableInput(f"{raw}: no .kite files in this folder")
-            files.extend(found)
-        else:
+        if not path.is_dir():
             files.append(path)
+            continue
+        found: list[Path] = []
+        unreadable: list[OSError] = []
+        for folder, _subfolders, names in os.walk(path, onerror=unreadable.append):
+            found.extend(Path(folder, name) for name in names if name.endswith(".kite"))
+        for error in unreadable:
+            unusable(f"{error.filename}: cannot read this folder ({error.strerror})", str(error.filename))
+        if not found and not unreadable:
+            unusable(f"{raw}: no .kite files in this folder", str(raw))
+        files.extend(sorted(found))
     return files
 
 
@@ -81,7 +97,8 @@ def find_units(paths: list[str]) -> list[UnitSource]:
     """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together, and a test file with no
     NAME.kite goes with the one program of its folder when there is one. Nothing is read."""
     named = {str(Path(raw)) for raw in paths if not Path(raw).is_dir()}
-    files = kite_files(paths)
+    problems: list[UnitSource] = []
+    files = kite_files(paths, problems)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
     tests = [p for p in files if p.name.endswith(TEST_SUFFIX)]
     units = []
@@ -99,7 +116,7 @@ def find_units(paths: list[str]) -> list[UnitSource]:
                 continue
             unit = UnitSource(str(program), (str(test),)) if program.exists() else UnitSource(str(test))
             units.append(dataclasses.replace(unit, found_in_folder=str(test) not in named))
-    return units
+    return units + problems
 
 
 def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:
@@ -156,10 +173,12 @@ class Generated:
     module_name: str
 
 
-def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False) -> Generated:
+def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = False, running: bool = False) -> Generated:
+    """`running`: C# to run, whose arithmetic is checked and names itself (codegen.csharp.generate)."""
     symbols = UnitSymbols.of(modules, [source.path for source in unit.sources])
     sources = tuple(
-        (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0))
+        (csharp_path(source.path), generate(module, source.path, symbols, file_index=index, entry_point=entry_point and index == 0,
+                                            running=source.text if running else None))
         for index, (source, module) in enumerate(zip(unit.sources, modules))
     )
     return Generated(sources, modules[0].name)
@@ -195,7 +214,7 @@ def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], li
     modules = [syntax[source.path].module for source in unit.sources]
     for source, module, message in module_mismatches(unit, modules):
         found.append(kt000_syntax.RULE.at(source.path, module.line, module.column, message))
-    found.extend(kt015_function_declared_twice.across_files(unit.program.path, modules[0], [(t.path, m) for t, m in zip(unit.tests, modules[1:])]))
+    found.extend(kt015_name_declared_twice.across_files(unit.program.path, modules[0], [(t.path, m) for t, m in zip(unit.tests, modules[1:])]))
     complete = all(result.complete for result in syntax.values()) and not any(d.id in NOT_COMPILED for d in found)
     parsed = [module for module in modules if module is not None]  # all of them, when complete
     return found, syntax, (parsed if complete else None)
@@ -220,7 +239,7 @@ class Analysis:
 class Compiled:
     result: CheckResult  # the check, plus what emitting found
     image: bytes | None  # the assembly; None unless every layer passed
-    module_name: str | None
+    assembly_name: str | None  # and its name (a built program's file is <assembly_name>.dll)
 
 
 def has_entry_point(module: Module) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kite.dotnet.roslyn import AnalyzerRules
 from kite.rules import ALL_RULES
+from kite.syntax.rules import habits
 
 
 def table_cell(text: str) -> str:
@@ -31,6 +32,12 @@ def render() -> str:
         out += ["Example:", "", "```", described.example, "```", "", "Write instead:", "", "```", described.fix, "```"]
         if described.same_as:
             out += ["", f"When the C# compiler reports the same problem on the same line ({', '.join(sorted(described.same_as))}), only this rule's line is shown."]
+    out += ["", "## Habits of other languages", "",
+            "Each habit of Python, C# and their neighbours that Kite reports, with the message that says what to write",
+            "(LANGUAGE.md section 12); each has a fixture, `tests/habits/<fixture>.kite`.", "",
+            "| written | language | rule | message | write instead | fixture |", "|---|---|---|---|---|---|"]
+    out += [f"| `{table_cell(h.written)}` | {h.language} | {h.rule} | {table_cell(h.message)} | {table_cell(h.write)} | {h.slug} |"
+            for h in habits()]
     table = AnalyzerRules.load()
     out += ["", "## .NET analyzer rules", "", "Switched on (reported as warnings), each proven by `tests/analyzers/<id>.kite`:", ""]
     out += [f"- **{rule_id}**: {reason}" for rule_id, reason in sorted(table.on.items())]

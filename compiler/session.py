@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Self
 
 from kite import diagnostics as diag
-from kite.codegen.csharp import line_path, module_class, test_methods
+from kite.codegen.csharp import line_path, module_type_name, test_methods
 from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
@@ -40,11 +40,22 @@ from kite.pipeline import (
     module_mismatches,
 )
 from kite.rules import kt010_compile_budget
-from kite.testing.outcomes import TestCase, TestOutcome, TestReport
+from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
 from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
 
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
+# What an answer's assembly is called in the test host: dotted, so no module name (`module KiteTestHost`, `module
+# System`) makes it an assembly the host has loaded already.
+ANSWER_ASSEMBLY = "Kite.Answer"
+
+
+def built_assembly_name(module_name: str) -> str:
+    """What `kite build` calls a program's assembly and its file: the module's name, unless the .NET framework ships
+    an assembly of that name (`module System`: `dotnet System.dll` would run the framework's), then `<Module>.kite`."""
+    from kite.dotnet.runtime import framework_assembly_names
+
+    return f"{module_name}.kite" if module_name.casefold() in framework_assembly_names() else module_name
 
 
 @dataclass(frozen=True)
@@ -145,7 +156,7 @@ class Session:
         from kite.dotnet.own_images import own_image
         from kite.dotnet.packages import restore
         from kite.dotnet.runtime import write_runtime_config
-        from kite.dotnet.stdlib import does_not_compile, stdlib_text_of
+        from kite.dotnet.stdlib import STDLIB_DLL, does_not_compile, stdlib_text_of
 
         sandbox = self.sandbox  # refuses before any work when it cannot hold
         self._scratch = readable_folder(Path(tempfile.mkdtemp(prefix="kite-session-")))
@@ -160,11 +171,11 @@ class Session:
             return image
 
         stdlib_image = self.compiler.stdlib_image()
-        # Keyed by the stdlib too: the host is compiled against the very KiteStd.dll it runs beside.
+        # Keyed by the stdlib too: the host is compiled against the very Kite.Std.dll it runs beside.
         stdlib_digest = hashlib.sha256(stdlib_image).hexdigest()
         (host_dir / "KiteTestHost.dll").write_bytes(own_image(restore(), "KiteTestHost", [host_source, stdlib_digest], compile_host))
         write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-        (host_dir / "KiteStd.dll").write_bytes(stdlib_image)
+        (host_dir / STDLIB_DLL).write_bytes(stdlib_image)
         for written in host_dir.iterdir():
             written.chmod(0o644)
         return ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
@@ -207,15 +218,17 @@ class Session:
         if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
             return Compiled(analysis.result, None, None)
         parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
-        generated = generate_unit(unit, parsed, entry_point=True) if entry_point else analysis.generated
+        # The C# that runs checks its arithmetic; the C# the check compiled does not (codegen.csharp.generate).
+        generated = generate_unit(unit, parsed, entry_point=entry_point, running=True)
+        assembly = built_assembly_name(generated.module_name) if entry_point else ANSWER_ASSEMBLY
         try:
-            image, found = self.compiler.emit(generated.module_name, list(generated.sources), entry_point, self.compile_timeout)
+            image, found = self.compiler.emit(assembly, list(generated.sources), entry_point, self.compile_timeout)
         except CompileTimeout:
             image, found = None, [self._too_slow(unit, analysis.modules[0])]
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
-            return Compiled(failed, None, generated.module_name)
-        return Compiled(analysis.result, image, generated.module_name)
+            return Compiled(failed, None, assembly)
+        return Compiled(analysis.result, image, assembly)
 
     def _too_slow(self, unit: Unit, program) -> Diagnostic:
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
@@ -230,7 +243,7 @@ class Session:
         for _, _, message in module_mismatches(unit, list(analysis.modules)):
             raise UnusableInput(message)
         cases = [
-            TestCase(test.description, source.path, test.line, module_class(module, analysis.modules), method)
+            TestCase(test.description, source.path, test.line, module_type_name(module), method)
             for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
             for test, method in test_methods(module, index)
         ]
@@ -241,7 +254,7 @@ class Session:
             raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
         compiled = self.emit(unit, analysis)
         if compiled.image is None:
-            outcomes = [TestOutcome(case, "fail", "the program does not compile", 0.0) for case in deciding + own]
+            outcomes = [TestOutcome(case, "fail", DOES_NOT_COMPILE, 0.0) for case in deciding + own]
         else:
             outcomes = self.run_image(compiled.image, deciding + own, timeout_seconds, stop_at_failure)
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
@@ -263,6 +276,7 @@ class Session:
         `debug`: a debugger's build instead (pipeline.generate_for_debugger, Debug optimization, a portable PDB
         beside it), apart from what grading compiles; `needs_main=False` builds a unit without fn main (its tests)."""
         from kite.dotnet.runtime import write_runtime_config
+        from kite.dotnet.stdlib import STDLIB_DLL
 
         analysis = self.analyze(unit)
         program = analysis.modules[0]  # parsed, unless the check failed
@@ -277,20 +291,25 @@ class Session:
             compiled, pdb = self._emit_for_debugger(unit, analysis, entry_point)
         if compiled.image is None:
             return BuildResult(compiled.result, None)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
-        staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
+        name = compiled.assembly_name
+        stdlib = self.compiler.stdlib_image()
+        staging = None
         try:
-            name = compiled.module_name
+            out_dir.mkdir(parents=True, exist_ok=True)
+            # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
+            staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
             (staging / f"{name}.dll").write_bytes(compiled.image)
             if pdb is not None:
                 (staging / f"{name}.pdb").write_bytes(pdb)
-            (staging / "KiteStd.dll").write_bytes(self.compiler.stdlib_image())
+            (staging / STDLIB_DLL).write_bytes(stdlib)
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
                 produced.replace(out_dir / produced.name)
+        except OSError as error:  # a read-only or full folder: the user's to fix, and nothing of this build is left
+            raise UnusableInput(f"{out_dir}: cannot write the build ({error.strerror})") from None
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
         return BuildResult(compiled.result, out_dir / f"{name}.dll", out_dir / f"{name}.pdb" if pdb is not None else None)
 
     def _emit_for_debugger(self, unit: Unit, analysis: Analysis, entry_point: bool) -> tuple[Compiled, bytes | None]:
@@ -298,15 +317,16 @@ class Session:
             return Compiled(analysis.result, None, None), None
         parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
         generated = generate_for_debugger(unit, parsed, entry_point=entry_point)
+        name = built_assembly_name(generated.module_name)
         try:
-            image, found, pdb = self.compiler.emit_with(generated.module_name, list(generated.sources), entry_point,
+            image, found, pdb = self.compiler.emit_with(name, list(generated.sources), entry_point,
                                                         self.compile_timeout, debug=True)
         except CompileTimeout:
             image, found, pdb = None, [self._too_slow(unit, parsed[0])], None
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
-            return Compiled(failed, None, generated.module_name), None
-        return Compiled(analysis.result, image, generated.module_name), pdb
+            return Compiled(failed, None, name), None
+        return Compiled(analysis.result, image, name), pdb
 
     # ---- batches
 

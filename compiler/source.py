@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,22 +16,73 @@ from kite.errors import UnusableInput
 # what one file can cost the Kite layer, which runs before any budget.
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_SOURCE_LINES = 200_000
+# A str can hold a surrogate code point alone (JSON's "\ud800", an LSP buffer, an API caller): no UTF-8 file can, and
+# neither Roslyn's input nor .NET's marshalling takes it (the compile process dies of SIGABRT).
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotUnicode(UnusableInput):
+    """Text with a surrogate code point alone: not Unicode text, whatever door it came in by."""
+
+    def __init__(self, path: str, reason: str, line: int, column: int):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason, self.line, self.column = path, reason, line, column
+
+
+def not_unicode(path: str, text: str) -> NotUnicode | None:
+    """Why `text` is not Unicode text (its first lone surrogate, 1-based line and column), or None."""
+    found = SURROGATE.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    return NotUnicode(path, f"not Unicode text (a lone surrogate U+{ord(found.group()):04X} at line {line}, column {column})",
+                      line, column)
 
 
 @dataclass(frozen=True)
 class SourceFile:
+    """Kite text that every layer can take: refused at construction when it is not Unicode text."""
+
     path: str  # as the user named it; diagnostics print it
     text: str  # LF line ends, no BOM
+
+    def __post_init__(self) -> None:
+        refused = not_unicode(self.path, self.text)
+        if refused is not None:
+            raise refused
 
     @property
     def name(self) -> str:
         return Path(self.path).name
 
 
+# Byte order marks of the encodings editors on Windows write; checked longest first (UTF-32 LE starts as UTF-16 LE).
+WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32 (little-endian)"), (codecs.BOM_UTF32_BE, "UTF-32 (big-endian)"),
+             (codecs.BOM_UTF16_LE, "UTF-16 (little-endian)"), (codecs.BOM_UTF16_BE, "UTF-16 (big-endian)"))
+
+
+def wide_encoding(data: bytes) -> str:
+    """The name of the UTF-16 or UTF-32 encoding `data` is written in (by its BOM, or, without one, by a NUL beside
+    every ASCII character, as `Out-File` and some editors write it), or ""."""
+    for bom, name in WIDE_BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:4096]
+    if len(head) >= 4 and len(head) % 2 == 0:
+        for zeros, text, name in ((head[1::2], head[0::2], "UTF-16 (little-endian)"), (head[0::2], head[1::2], "UTF-16 (big-endian)")):
+            if not zeros.strip(b"\x00") and text.isascii() and b"\x00" not in text:
+                return name
+    return ""
+
+
 def decode(path: str, data: bytes) -> SourceFile:
     if len(data) > MAX_SOURCE_BYTES:
         raise UnusableInput(f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)")
     data = data.removeprefix(codecs.BOM_UTF8)
+    encoding = wide_encoding(data)
+    if encoding:
+        raise UnusableInput(f"{path}: {encoding} text, not UTF-8: Kite reads UTF-8 source (save the file as UTF-8)")
     if b"\x00" in data:
         raise UnusableInput(f"{path}: binary file (NUL byte at offset {data.index(0)}), not Kite source")
     try:
@@ -55,10 +109,45 @@ def reading_errors(path: str, expected: str):
         raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
 
 
+# What a path names when it is not a regular file: never read, since a FIFO or a device can block or never end.
+NOT_REGULAR = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+# A path that names one of the reading process's own descriptors (`/dev/stdin`, a shell's `<(...)`): the caller's
+# own stream, read like `cat` reads it. The warm server has other descriptors, so such commands run in-process.
+OWN_DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
+
+
+def names_own_descriptor(path: str) -> bool:
+    return os.path.abspath(path).startswith(OWN_DESCRIPTORS)
+
+
+def open_regular(path: str, expected: str) -> int:
+    """A descriptor of `path` when it is a regular file; opened without blocking, so a FIFO with no writer cannot
+    stall the opener (nor, in the warm server, every later command)."""
+    with reading_errors(path, expected):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode) and not (names_own_descriptor(path) and not stat.S_ISDIR(mode)):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise UnusableInput(f"{path}: is a directory, not {expected}")
+        kind = next((name for test, name in NOT_REGULAR if test(mode)), "not a regular file")
+        raise UnusableInput(f"{path}: {kind}, not {expected} (kite reads regular files only)")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_regular(path: str, expected: str, limit: int) -> bytes:
+    """At most `limit` bytes of a regular file (one line a user can act on for anything else)."""
+    with reading_errors(path, expected), open(open_regular(path, expected), "rb") as file:
+        return file.read(limit)
+
+
 def read_bytes(path: str) -> bytes:
     """A source file's bytes as written (not empty, within the size limit); decode() makes them text."""
-    with reading_errors(path, "a .kite file"), open(path, "rb") as file:
-        data = file.read(MAX_SOURCE_BYTES + 1)  # never more: the path may name something endless
+    data = read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1)  # never more than the limit
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
     return data

@@ -4,6 +4,9 @@ pools of worker processes."""
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
+import os
+import signal
 import subprocess
 from typing import IO
 
@@ -25,9 +28,22 @@ def piped(stream: IO[bytes] | None) -> IO[bytes]:
     return stream
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a child: the kernel kills this process when its parent dies, however the parent died (SIGTERM, kill -9),
+    and it exits now if the parent is already gone."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
 def process_executor(jobs: int) -> concurrent.futures.Executor:
     """`jobs` worker processes, started with spawn, never fork: a forked child would share this process's .NET
-    runtime state, and its threads' locks."""
+    runtime state, and its threads' locks. Each dies with this process: a SIGTERMed `kite score --jobs N` leaves no
+    worker judging on (their compile and test processes die with them in turn)."""
     import multiprocessing
 
-    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=die_with_parent, initargs=(os.getpid(),))

@@ -19,7 +19,17 @@ namespace Kite
         public static int len<T>(T[] items) => items.Length;
         public static int len<T>(IEnumerable<T> items) => items.Count();
 
-        public static int sum(IEnumerable<int> items) => items.Sum();
+        public static int sum(IEnumerable<int> items)
+        {
+            try
+            {
+                return items.Sum();
+            }
+            catch (OverflowException)
+            {
+                throw Runtime.Overflow("sum()");
+            }
+        }
         public static decimal sum(IEnumerable<decimal> items) => items.Sum();
 
         // Kite's order (LANGUAGE.md section 11): strings ordinal, enums by declaration; a map orders its keys.
@@ -30,7 +40,7 @@ namespace Kite
         public static T max<T>(IEnumerable<T> items) where T : IComparable => Extreme(items, 1, "max");
         public static K max<K, V>(Dictionary<K, V> table) where K : IComparable => max(table.Keys);
 
-        public static int abs(int value) => Math.Abs(value);
+        public static int abs(int value) => value == int.MinValue ? throw Runtime.Overflow("abs(-2147483648)") : Math.Abs(value);
         public static decimal abs(decimal value) => Math.Abs(value);
         // Half away from zero, as people round by hand: round(2.5, 0) is 3.
         public static decimal round(decimal value, int places) => Math.Round(value, places, MidpointRounding.AwayFromZero);
@@ -174,10 +184,68 @@ namespace Kite
         }
     }
 
+    /// <summary>A Kite record: it spells itself as a literal, its fields as literals (Runtime.Literal).</summary>
+    public interface IRecord
+    {
+        string Literal();
+    }
+
     /// <summary>What generated code calls; Kite programs never name it.</summary>
     public static class Runtime
     {
         public static List<T> List<T>(params T[] items) => new List<T>(items);
+
+        // Checked arithmetic (LANGUAGE.md section 12): the C# that runs marks each operation once its operands are
+        // known (Op) and unmarks it once it gave a value (Done), so an OverflowException in between is that operation.
+        [ThreadStatic] private static string? operation;
+        public static T Op<T>(T value, string written)
+        {
+            operation = written;
+            return value;
+        }
+        public static T Done<T>(T value)
+        {
+            operation = null;
+            return value;
+        }
+        public static void Done() => operation = null;
+
+        /// <summary>An overflow said in Kite's words: `int overflow in a * b` (a decimal's: `dec overflow in ...`).</summary>
+        public static string OverflowMessage(OverflowException error)
+        {
+            if (error.Data["kite"] is string said)
+            {
+                return said;
+            }
+            var kind = error.Message.Contains("Decimal", StringComparison.Ordinal) ? "dec" : "int";
+            return operation is null ? kind + " overflow" : kind + " overflow in " + operation;
+        }
+
+        /// <summary>A test stopped by an overflow fails with its message.</summary>
+        public static ExpectationFailed Overflowed(OverflowException error) => new ExpectationFailed(OverflowMessage(error), error);
+
+        /// <summary>The standard library's own overflow: `int overflow in abs(-2147483648)`.</summary>
+        public static OverflowException Overflow(string written)
+        {
+            var error = new OverflowException("int overflow in " + written);
+            error.Data["kite"] = error.Message;
+            return error;
+        }
+
+        /// <summary>A program's entry point: an overflow stops it with its Kite message, as a test fails with it.</summary>
+        public static void Main(Action main)
+        {
+            try
+            {
+                main();
+            }
+            catch (OverflowException error)
+            {
+                Console.Out.Flush();
+                Console.Error.WriteLine(OverflowMessage(error));
+                Environment.Exit(1);
+            }
+        }
 
         // An f-string hole's format spec ({price:F2}) formats a number in the invariant culture; other values, like
         // .NET's composite formatting, ignore it and read as f-strings spell them.
@@ -299,8 +367,39 @@ namespace Kite
         {
             if (!Eq(left, right))
             {
-                throw new ExpectationFailed("expect " + source + " (left: " + Std.to_str(left) + ", right: " + Std.to_str(right) + ")");
+                throw new ExpectationFailed("expect " + source + " (left: " + Literal(left) + ", right: " + Literal(right) + ")");
             }
+        }
+
+        /// <summary>A value as a Kite literal, so no two different values read alike (LANGUAGE.md section 12): a str
+        /// quoted with Kite's escapes, a char in single quotes, inside lists, maps and records too.</summary>
+        public static string Literal(object? value) => value switch
+        {
+            string text => Quoted(text, '"'),
+            char letter => Quoted(letter.ToString(), '\''),
+            IRecord record => record.Literal(),
+            IDictionary table => "{" + string.Join(", ", table.Keys.Cast<object>().Select(key => Literal(key) + ": " + Literal(table[key]))) + "}",
+            IEnumerable items => "[" + string.Join(", ", items.Cast<object?>().Select(Literal)) + "]",
+            _ => Std.to_str(value),
+        };
+
+        private static string Quoted(string text, char quote)
+        {
+            var quoted = new System.Text.StringBuilder().Append(quote);
+            foreach (var character in text)
+            {
+                quoted.Append(character switch
+                {
+                    '\\' => "\\\\",
+                    '\n' => "\\n",
+                    '\t' => "\\t",
+                    '\r' => "\\r",
+                    _ when character == quote => "\\" + quote,
+                    _ when char.IsControl(character) => "\\u" + ((int)character).ToString("x4", CultureInfo.InvariantCulture),
+                    _ => character.ToString(),
+                });
+            }
+            return quoted.Append(quote).ToString();
         }
 
         /// <summary>Output never depends on the machine's locale.</summary>

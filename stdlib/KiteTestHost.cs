@@ -114,8 +114,8 @@ public static class KiteTestHost
     // Its own method, so the lambda's closure cannot share a class (and so fields) with Main's key and channel.
     private static void LoadStdlib()
     {
-        var stdlibPath = Path.Combine(AppContext.BaseDirectory, "KiteStd.dll");
-        AssemblyLoadContext.Default.Resolving += (loader, name) => name.Name == "KiteStd" ? loader.LoadFromAssemblyPath(stdlibPath) : null;
+        var stdlibPath = Path.Combine(AppContext.BaseDirectory, "Kite.Std.dll");
+        AssemblyLoadContext.Default.Resolving += (loader, name) => name.Name == "Kite.Std" ? loader.LoadFromAssemblyPath(stdlibPath) : null;
         var stdlib = AssemblyLoadContext.Default.LoadFromAssemblyPath(stdlibPath);
         // While idle, before the answer arrives: compile what every answer's tests and report use, so that the time
         // is spent beside the previous answer rather than on this one's clock.

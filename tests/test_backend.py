@@ -182,3 +182,27 @@ def test_a_c_sharp_message_names_a_local_as_the_program_wrote_it_never_as_the_ge
         (8, "CS0219", "The variable 'a__b' is assigned but its value is never used"),
         (9, "CS0219", "The variable '_' is assigned but its value is never used"),
     ], said
+
+
+def test_a_use_of_a_namespace_always_in_scope_is_no_compiler_warning(checker, tmp_path):
+    """LANGUAGE.md §2: System, System.Linq and System.Collections.Generic are always in scope; writing `use` for one
+    is redundant, never the C# compiler's CS0105 about a using the generated file already has."""
+    program = tmp_path / "redundant.kite"
+    program.write_text("module Redundant\n\nuse System.Linq\nuse System.Collections.Generic\nuse System\n\n"
+                       "fn total(xs: list<int>) -> int\n    return xs.Sum()\n", encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(program)])]
+    result = checker.check(unit)
+    assert [d.render() for d in result.diagnostics] == []
+    assert result.layers_run == ("kite", "compiler", "analyzers")
+
+
+def test_compiler_messages_about_what_kite_lacks_or_about_a_mixed_list_say_it_in_kite_s_terms(tmp_path):
+    """LANGUAGE.md section 12: no "checked mode" (Kite has none); a list of two types, or a for over an int, is not
+    an "empty [] or a bare none"."""
+    (tmp_path / "w.kite").write_text(
+        'module W\n\nlet big = 2147483647 + 1\n\nfn f()\n    let xs = [1, "two"]\n    for ch in 42\n        print(ch)\n'
+    )
+    lines = run_kite(["check", "w.kite"], cwd=tmp_path).output.splitlines()
+    assert lines[0] == "w.kite(3): error CS0220: this int arithmetic leaves int's range (-2147483648 to 2147483647): Kite has no long"
+    assert lines[1].startswith("w.kite(6): error CS0411: cannot tell the element type of this list: its elements must all be of one type")
+    assert lines[2].startswith("w.kite(7): error CS0411: cannot tell what this for loop goes over: a list, set, map or str, and this value is none of them")

@@ -335,3 +335,63 @@ def test_a_cache_folder_that_cannot_be_one_is_one_line_and_exit_2(tmp_path):
     (tmp_path / "taken").write_text("a file, not a folder")
     result = run_kite(["find", "upper($X)", "a.kite", "--cache", "taken/cache"], cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "--cache taken/cache: cannot use it" in result.stderr
+
+
+def planted_entry(text: str) -> tuple[str, bytes]:
+    """What anyone who can write the folder can make: the entry name for `text`, holding a parse of nothing."""
+    import hashlib
+    import pickle
+
+    from kite.search.cache import Entry, Parsed, toolchain_fingerprint
+    from kite.syntax import nodes as n
+
+    key = hashlib.sha256(toolchain_fingerprint() + text.encode()).hexdigest()
+    empty = n.Module(1, 1, "A", (), end_line=1, end_column=9)
+    return key, pickle.dumps(Entry(key, Parsed(empty, tuple(text.split("\n")), "")), pickle.HIGHEST_PROTOCOL)
+
+
+def test_a_planted_entry_is_ignored_and_replaced_by_the_file_s_own_parse(tmp_path, counted_parses):
+    import hmac
+    import os
+
+    text = "module A\n\nfn main()\n    print(upper(name))\n"
+    (tmp_path / "a.kite").write_text(text)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    key, payload = planted_entry(text)
+    entry = cache / f"{key}.pickle"
+    forged = [payload, hmac.digest(b"k" * 32, payload, "sha256") + payload]  # no MAC; a MAC under another key
+    for planted in forged:
+        entry.write_bytes(planted)
+        output, code = cached_find("upper($X)", tmp_path, cache)
+        assert (code, output.splitlines()[0]) == (0, "a.kite(4,11)-(4,22): upper(name)")
+    assert len(counted_parses) == 2
+    # Even an entry with this user's own MAC is not read when another user owns it or may write it.
+    mine = entry.read_bytes()
+    for owner, mode in ((12345, 0o600), (os.geteuid(), 0o620), (os.geteuid(), 0o602)):
+        entry.write_bytes(mine)
+        os.chown(entry, owner, -1)
+        entry.chmod(mode)
+        assert cached_find("upper($X)", tmp_path, cache)[0].startswith("a.kite(4,11)")
+    assert len(counted_parses) == 5
+    assert cached_find("upper($X)", tmp_path, cache)[0].startswith("a.kite(4,11)") and len(counted_parses) == 5
+
+
+def test_a_cache_folder_another_user_can_write_is_refused_in_one_line(tmp_path):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    (tmp_path / "shared").mkdir(mode=0o777)
+    (tmp_path / "shared").chmod(0o777)
+    result = run_kite(["find", "upper($X)", "a.kite", "--cache", "shared"], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr == (
+        "kite: error: --cache shared: another user can write it, so its entries could be planted: give a folder only you can write\n")
+
+
+def test_a_key_another_user_could_read_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "a.kite").write_text("module A\n\nfn main()\n    print(upper(name))\n")
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path / "kite-cache"))
+    assert cached_find("upper($X)", tmp_path, tmp_path / "cache")[1] == 0
+    key = tmp_path / "kite-cache" / "find-cache.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+    key.chmod(0o644)
+    result = run_kite(["find", "upper($X)", "a.kite", "--cache", "cache"], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr == f"kite: error: {key}: not a key only you can read (remove it: kite makes a new one)\n"

@@ -167,6 +167,7 @@ def test_check_fix_says_what_it_fixed_then_what_is_left(tmp_path):
     assert " fixed " not in again.output and again.exit_code == 1
 
 
+@pytest.mark.dotnet
 def test_check_fix_exits_as_check_does_on_the_fixed_files_through_every_layer(tmp_path):
     (tmp_path / "habits.kite").write_text(HABITS_FILE.replace("    let shown = !strict == true\n", ""))
     result = run_kite(["check", "--fix", "habits.kite"], cwd=tmp_path)

@@ -100,7 +100,7 @@ def csharp_of(text: str) -> str:
 
 def test_each_statement_s_line_maps_whole_to_the_statement():
     csharp = csharp_of("module A\n\nfn f(xs: list<int>) -> int\n    let total = len(xs)\n    return total\n")
-    assert '#line (3, 4) - (3, 4) 65536 "a.kite"\n    public static int f(List<int> xs)' in csharp
+    assert '#line (3, 4) - (3, 4) 65536 "a.kite"\n    public static int f(global::System.Collections.Generic.List<int> xs)' in csharp
     assert f'#line (4, 9) - (4, 23) {WHOLE_LINE} "a.kite"\n        var total = ' in csharp
     assert f'#line (5, 5) - (5, 16) {WHOLE_LINE} "a.kite"\n        return ' in csharp
 

@@ -193,6 +193,22 @@ async def test_push_shows_both_layers_with_ranges_sources_and_links_then_clears_
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_a_buffer_that_is_not_unicode_text_is_one_diagnostic_and_the_server_goes_on(push: LanguageClient, folder):
+    # JSON-RPC can carry a lone surrogate ("\ud800") that no file can: it once killed the compile process.
+    path = folder / "lone.kite"
+    path.write_text("module Lone\n")
+    uri = path.as_uri()
+    text = 'module Lone\n\nfn f() -> str\n    return "a\ud800"\n'
+    push.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
+    found = await published(push, uri, bool)
+    assert [(d.code, d.range.start.line, d.range.start.character, d.message) for d in found] == [
+        ("KT000", 3, 13, "not Unicode text (a lone surrogate U+D800 at line 4, column 14)")]
+    change(push, uri, 2, text.replace("\ud800", "b"))
+    assert not await published(push, uri, lambda found: not found and push.published[-1].version == 2)
+    assert (await push.workspace_execute_command_async(types.ExecuteCommandParams("kite.status")))["csharp"] != "absent"
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_kite_check_that_comes_after_the_csharp_result_of_the_same_text_keeps_it(csharp_first: LanguageClient, folder):
     uri = open_file(csharp_first, folder / "late.kite", "module Late\n\nfn f() -> int\n    return missing\n")
     await published(csharp_first, uri, lambda found: "CS0103" in codes(found))

@@ -12,7 +12,7 @@ from kite.codegen.csharp import UnitSymbols, generate
 from kite.diagnostics import Severity
 from kite.pipeline import Unit, find_units, generate_unit
 from kite.session import Session
-from kite.source import decode
+from kite.source import SourceFile, decode
 from kite.syntax.frontend import read_syntax
 
 MEANING = REPO / "tests" / "meaning"
@@ -66,6 +66,16 @@ def test_a_function_with_a_standard_library_name_is_never_what_a_test_file_calls
     assert " len(" not in test_csharp and " sorted(" not in test_csharp
 
 
+def test_a_type_s_name_called_constructs_the_type_whatever_else_the_program_calls_so():
+    """KT015 refuses fn Item beside type Item; even so, the test file's Item(...) is the type, never the answer's fn."""
+    program = decode("shop.kite", b"module Shop\n\ntype Item\n    name: str\n\nfn Item(name: str) -> Item?\n    return none\n")
+    tests = decode("shop.test.kite", b'module Shop\n\ntest "t"\n    expect Item("ink").name == "ink"\n')
+    unit = Unit(program, (tests,))
+    modules = [read_syntax(source).module for source in unit.sources]
+    [_, (_, test_csharp)] = generate_unit(unit, modules).sources
+    assert "new Item(" in test_csharp and " Item(" not in test_csharp.replace("new Item(", "")
+
+
 def test_c_sharp_s_hidden_keywords_cannot_change_a_let(session, tmp_path):
     program = (
         "module Hidden\n\nfn changed() -> int\n    let total = 1\n    __refvalue(__makeref(total), Int32) = 42\n    return total\n\n"
@@ -99,6 +109,20 @@ def test_generated_c_sharp_escapes_every_line_end_c_sharp_knows():
     csharp = generate(module, "e\u2028\".kite", UnitSymbols.of([module], ["e\u2028\".kite"]))
     assert not any(char in csharp for char in "\r\u0085\u2028\u2029")
     assert '#line (3, 4) - (3, 4) 65536 "e__.kite"' in csharp  # the function's name, in a path without its line ends
+
+
+UNPRINTABLE_TEXT = "\u00e9\U0001f600\ufffe\uffff\u200b\x01\t\ufeff"  # non-ASCII, astral, non-characters, format, controls
+
+
+def test_generated_c_sharp_literals_escape_every_character_but_printable_ascii_and_keep_their_meaning(session, tmp_path):
+    text = (f'module Odd\n\nfn f() -> str\n    return "{UNPRINTABLE_TEXT}"\n\nfn g() -> str\n    return f"{UNPRINTABLE_TEXT}{{1}}"\n\n'
+            f"fn h() -> char\n    return '\ufffe'\n\n"
+            f'test "{UNPRINTABLE_TEXT}"\n    expect f() + "1" == g()\n    expect h() == "\ufffe"[0]\n    expect f() == "{UNPRINTABLE_TEXT}"\n')
+    module = read_syntax(SourceFile("odd.kite", text)).module
+    csharp = generate(module, "odd.kite", UnitSymbols.of([module], ["odd.kite"]))
+    assert [c for c in csharp if not (" " <= c <= "~" or c == "\n")] == []
+    report = session.test(Unit(SourceFile("odd.kite", text)))
+    assert [(o.status, o.case.name) for o in report.outcomes] == [("pass", UNPRINTABLE_TEXT)]
 
 
 def test_a_type_may_have_its_module_s_name_and_a_field_its_type_s_name(session, tmp_path):
@@ -146,3 +170,62 @@ def test_sorting_what_has_no_order_is_a_compile_error_as_for_min_and_max(session
     [unit] = [found.read() for found in find_units([str(tmp_path / "unordered.kite")])]
     errors = [(d.line, d.severity) for d in session.check(unit).diagnostics]
     assert errors == [(7, Severity.ERROR), (8, Severity.ERROR), (10, Severity.ERROR)]
+
+
+def test_int_arithmetic_is_checked_and_an_overflow_fails_the_test_naming_the_operation(session, tmp_path):
+    """LANGUAGE.md section 12: never wraps; the message names the Kite operation (the stdlib's too)."""
+    program = (
+        "module Overflow\n\nfn square(a: int) -> int\n    return a * a\n\n"
+        "fn negated(a: int) -> int\n    return -a\n\n"
+        'test "square"\n    expect square(46341) > 0\n\n'
+        'test "negation of int min"\n    expect negated(-2147483647 - 1) > 0\n\n'
+        'test "abs of int min"\n    expect abs(-2147483647 - 1) > 0\n\n'
+        'test "sum"\n    expect sum([2147483647, 1]) > 0\n\n'
+        'test "compound"\n    let mut total = 2147483647\n    total += (1)\n    expect total > 0\n\n'
+        'test "division"\n    let low = -2147483647 - 1\n    expect low / -1 > 0\n\n'
+        'test "nested: the outer one overflows"\n    let n = 65536\n    expect (n - 1 + 1) * (n) > 0\n'
+    )
+    report = run_unit(session, tmp_path, {"overflow.kite": program})
+    assert outcome_lines(report) == [
+        "fail square: int overflow in a * a",
+        "fail negation of int min: int overflow in -a",
+        "fail abs of int min: int overflow in abs(-2147483648)",
+        "fail sum: int overflow in sum()",
+        "fail compound: int overflow in total += 1",
+        "fail division: int overflow in low / -1",
+        "fail nested: the outer one overflows: int overflow in (n - 1 + 1) * n",
+    ]
+
+
+def test_a_built_program_stops_at_an_overflow_with_the_kite_message(tmp_path):
+    import subprocess
+
+    from conftest import run_kite
+
+    (tmp_path / "square.kite").write_text(
+        "module Square\n\nfn main()\n    let a = 46341\n    print(a + 1)\n    print(a * a)\n    print(\"never\")\n", encoding="utf-8"
+    )
+    built = run_kite(["build", "square.kite", "-o", str(tmp_path / "out")], cwd=tmp_path)
+    assert built.exit_code == 0, built.output
+    ran = subprocess.run(["dotnet", str(tmp_path / "out" / "Square.dll")], check=False, capture_output=True, text=True, timeout=60)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (1, "46342\n", "int overflow in a * a\n")
+
+
+def test_a_failing_expect_shows_each_side_as_a_kite_literal(session, tmp_path):
+    """LANGUAGE.md section 12: no two different values read alike ("" and " ", ["", "a, b"] and ["a", "b"])."""
+    program = (
+        "module Lit\n\ntype Tally\n    label: str\n    hits: int\n\n"
+        'test "strings"\n    expect "" == " "\n\n'
+        'test "lists"\n    expect ["", "a, b"] == ["a", "b"]\n\n'
+        'test "records"\n    expect Tally("a", 2) == Tally("a\\n", 3)\n\n'
+        'test "chars, none, quotes"\n    let x: str? = none\n    expect x == "q\\"t"\n    expect \'x\' == \'y\'\n\n'
+        'test "maps"\n    let m = map<str, int>()\n    m["k"] = 1\n    expect m == map<str, int>()\n'
+    )
+    report = run_unit(session, tmp_path, {"lit.kite": program})
+    assert outcome_lines(report) == [
+        'fail strings: expect "" == " " (left: "", right: " ")',
+        'fail lists: expect ["", "a, b"] == ["a", "b"] (left: ["", "a, b"], right: ["a", "b"])',
+        'fail records: expect Tally("a", 2) == Tally("a\\n", 3) (left: Tally(label: "a", hits: 2), right: Tally(label: "a\\n", hits: 3))',
+        'fail chars, none, quotes: expect x == "q\\"t" (left: none, right: "q\\"t")',
+        'fail maps: expect m == map<str, int>() (left: {"k": 1}, right: {})',
+    ]

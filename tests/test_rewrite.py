@@ -130,3 +130,21 @@ def test_the_diff_shows_control_characters_of_an_answer_spelled_out(tmp_path):
 def test_a_plan_that_cannot_be_written_is_one_line_and_exit_2(three):
     result = run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "--plan", "missing/plan.json", "."], cwd=three)
     assert result.exit_code == 2 and "missing/plan.json: cannot write the plan" in result.output
+
+
+@pytest.mark.parametrize(("text", "command"), [
+    (PROGRAM.format(name="A"), ["rewrite", "--apply", "kite-rewrite.plan.json"]),  # the plan made below
+    ("module A\nfn f( a:int )->int\n    return a+1\n", ["fmt", "a.kite"]),
+    ("module A\n\nfn f() -> int\n    var x = 1;\n    return x\n", ["check", "--fix", "--layer", "kite", "a.kite"]),
+])
+def test_a_file_rewritten_in_place_loses_setuid_and_setgid_and_keeps_its_permissions(three, text, command):
+    # New content must not run with the owner's rights: the kernel drops these bits on a write, so must a replace.
+    import os
+
+    path = three / "a.kite"
+    path.write_text(text)
+    run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "a.kite"], cwd=three)
+    os.chmod(path, 0o6754)
+    run_kite(command, cwd=three)
+    assert path.read_text() != text
+    assert os.stat(path).st_mode & 0o7777 == 0o754

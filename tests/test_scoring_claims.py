@@ -186,6 +186,32 @@ def test_a_claim_with_invisible_characters_keeps_its_span_as_written():
     assert answer[claim.start:claim.end] == claim.sentence == "It com\u200bpiles, trust me."
 
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, 15.1): what renders as nothing, whatever the font.
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+                     (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+def test_no_format_control_or_default_ignorable_character_is_left_to_split_a_word():
+    import unicodedata
+
+    from kite.scoring.matching import INVISIBLE
+
+    hidden = [chr(code) for code in range(0x110000)
+              if unicodedata.category(chr(code)) == "Cf" or (unicodedata.category(chr(code)) == "Cc" and chr(code) not in "\t\n\v\f\r\x85")]
+    hidden += [chr(code) for low, high in DEFAULT_IGNORABLE for code in range(low, high + 1)]
+    assert [f"U+{ord(c):04X}" for c in hidden if not INVISIBLE.fullmatch(c)] == []
+
+
+@pytest.mark.parametrize("invisible", ["\u2063", "\u034f", "\ufe0f", "\u200e", "\U000e0020", "\U000e0100", "\u3164", "\u180b",
+                                       "\u061c", "\x01", "\x7f", "\U0001d173"])
+def test_an_invisible_character_inside_the_words_hides_no_false_claim_and_the_span_is_as_written(invisible):
+    answer = f"Intro. The code com{invisible}piles with no er{invisible}rors."
+    [claim] = claims(extract(answer).prose, LEAKS)
+    assert (claim.kind, claim.false) == ("compiles", True)
+    assert answer[claim.start:claim.end] == claim.sentence == f"The code com{invisible}piles with no er{invisible}rors."
+
+
 def test_one_sentence_makes_each_kind_of_claim_once():
     assert len(claims("It compiles, it compiles, it really compiles.", LEAKS)) == 1
 

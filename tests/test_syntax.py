@@ -228,3 +228,25 @@ def test_a_file_that_parses_whole_is_parsed_once_into_the_ast_item_by_item_parsi
         calls.clear(), refuse_whole_file.__setitem__(0, True)
         assert repr(frontend.read_syntax(source)) == repr(whole) and len(calls) > 1, path.name
     assert len(samples) > 5
+
+
+def test_function_types_parse_into_their_parameters_and_result_and_become_delegates():
+    """LANGUAGE.md section 12: fn(int, int) -> int, fn(str) -> bool, fn(); the C# is Func/Action; the hover says it."""
+    from kite.codegen.types import csharp_type
+    from kite.lsp.features import Parsed, hover
+
+    text = (
+        "module F\n\nfn apply(f: fn(int, str) -> bool, g: fn(), h: fn(list<int>), k: fn() -> fn(int) -> int?) -> fn(str)\n"
+        "    return fn(s: str) => print(s)\n"
+    )
+    result, found = kite_layer(decode("f.kite", text.encode()))
+    assert found == []
+    [fn] = [item for item in result.module.items if isinstance(item, n.FnDecl)]
+    f, g, h, k = (p.type for p in fn.params)
+    assert (f.name, [a.name for a in f.args], f.returns.name) == ("fn", ["int", "str"], "bool")
+    assert (g.args, g.returns) == ((), None)
+    assert [csharp_type(t) for t in (f, g, h, k, fn.returns)] == [
+        "Func<int, string, bool>", "Action", "Action<List<int>>", "Func<Func<int, int?>>", "Action<string>"]
+    assert [c.name for c in n.children(k)] == ["fn"]  # the walk reaches the result type
+    shown = hover(Parsed.of("f.kite", text), 2, 4)
+    assert "fn apply(f: fn(int, str) -> bool, g: fn(), h: fn(list<int>), k: fn() -> fn(int) -> int?) -> fn(str)" in shown

@@ -24,7 +24,7 @@ def own_cache_folder() -> Path:
     """A cache folder of this test process's own, so each pytest worker has its own server; the restored .NET
     packages are linked in from the real cache (nothing is restored again). Any user may walk into it (the server's
     own folder in it is still 0700)."""
-    from kite.dotnet.packages import cache_root
+    from kite.own_files import cache_root
 
     folder = Path(tempfile.mkdtemp(prefix="kite-server-test-"))
     folder.chmod(0o755)
@@ -226,3 +226,86 @@ def test_a_changed_file_gets_another_server(tmp_path, monkeypatch):
     before = warm_server.server_key()
     grammar.write_text("start: NAME NAME\n")
     assert warm_server.server_key() != before
+
+
+def servers_of(cache: Path) -> list[int]:
+    """Every live warm server process of this cache folder (whether reachable or not)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"kite.cli.warm_server" in command and f"KITE_CACHE_DIR={cache}".encode() in environ and not gone(int(proc.name), 0):
+            found.append(int(proc.name))
+    return found
+
+
+def test_commands_started_together_start_one_server(own_cache):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    args = ["check", "--layer", "kite", "tests/article/mistakes.kite"]
+    shells = [subprocess.Popen([*KITE, *args], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+    here = run_kite(args, REPO)
+    assert [(*shell.communicate(timeout=300), shell.returncode) for shell in shells] == [(here.stdout_bytes, here.stderr_bytes, here.exit_code)] * 3
+    assert servers_of(own_cache) == [server_pid(env)]
+
+
+def test_a_second_server_of_the_same_key_exits_at_once(own_cache):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    first = start(env)
+    second = subprocess.run([sys.executable, "-m", "kite.cli.warm_server"], env=env, timeout=120, capture_output=True, check=False)
+    assert second.returncode == 0
+    assert servers_of(own_cache) == [first] == [server_pid(env)]
+
+
+def test_a_fifo_is_one_line_and_the_batch_goes_on_and_the_server_still_answers(own_cache, tmp_path):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    os.mkfifo(tmp_path / "fifo.kite")
+    shutil.copy(REPO / "tests/article/mistakes.kite", tmp_path / "good.kite")
+    args = ["check", "--layer", "kite", "fifo.kite", "good.kite"]
+    through = kite(args, env=env, cwd=tmp_path)
+    here = run_kite(args, tmp_path)
+    assert (through.stdout, through.stderr, through.returncode) == (here.stdout_bytes, here.stderr_bytes, here.exit_code)
+    assert through.returncode == 2 and b"KT001" in through.stdout
+    assert through.stderr == b"kite: error: fifo.kite: a FIFO, not a .kite file (kite reads regular files only)\n"
+    served = served_count_of(env)
+    assert kite(["check", "--layer", "kite", "good.kite"], env=env, cwd=tmp_path).returncode == 1
+    assert served_count_of(env) == served + 1
+
+
+def served_count_of(env) -> int:
+    done = subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import request; print(request({'op': 'status'})['served'])"],
+                          env=env, capture_output=True, text=True, timeout=60, check=True)
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("shell", ["/dev/stdin", "<(cat good.kite)"])
+def test_the_callers_own_descriptors_are_read_by_the_caller(own_cache, tmp_path, shell):
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    shutil.copy(REPO / "tests/article/mistakes.kite", tmp_path / "good.kite")
+    start(env)
+    served = served_count_of(env)
+    command = f"{sys.executable} -m kite.cli check --layer kite {shell} < good.kite"
+    through = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    alone = subprocess.run(["bash", "-c", command.replace(" check ", " check --no-server ")], cwd=tmp_path, env=env,
+                           capture_output=True, timeout=120, check=False)
+    assert through.returncode == alone.returncode == 1 and b"KT001" in through.stdout
+    assert through.stdout.split(b"(")[1:] == alone.stdout.split(b"(")[1:]  # <(...) names another /dev/fd each time
+    assert served_count_of(env) == served  # run in the caller's process, which can read them
+
+
+def test_ctrl_c_cancels_the_command_in_the_server(own_cache):
+    """The bomb would compile for ten minutes; cancelled, the server takes the next command at once (it would
+    otherwise be busy, and the next command would run in-process after its turn's wait)."""
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache), "KITE_SERVER_TURN": "120"}
+    kite(["check", "samples/hello.kite"], env=env)  # warm: the bomb is the only thing left to wait for
+    served = served_count_of(env)
+    bomb = subprocess.Popen([*KITE, "check", "--compile-timeout", "600", str(FIXTURES / "KT010" / "slow_to_compile.kite")],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(3)  # not a bound: only that the server is compiling it when the client is interrupted
+    bomb.send_signal(signal.SIGINT)
+    assert bomb.wait(timeout=60) == 130
+    after = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env=env)
+    assert after.returncode == 1
+    assert served_count_of(env) == served + 1  # the bomb was not counted (cancelled); the next command was served

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kite import diagnostics as diag
 from kite.cli.emitters.text import describe_outcome
 from kite.display import visible
@@ -15,10 +17,16 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _file(name: str) -> str:
+    """A file name as GitHub decodes it back (`%0A` is its newline), so the annotation lands on that very file; the
+    other unsafe characters are spelled out as in the text report."""
+    return _property(re.sub("[^\r\n]+", lambda part: visible(part.group()), name))
+
+
 def _command(level: str, file: str, line: int, title: str, message: str, *, column: int = 0, end_line: int = 0, end_column: int = 0) -> str:
     # Any of the three can quote the answer (a test's name, a diagnostic about it): escaped like the text report, so
     # no terminal escape or bidi control reaches the log raw.
-    where = [f"file={_property(visible(file))}", f"line={max(line, 1)}", f"endLine={max(end_line, line, 1)}"]
+    where = [f"file={_file(file)}", f"line={max(line, 1)}", f"endLine={max(end_line, line, 1)}"]
     if column and end_line <= line:  # GitHub takes columns only for an annotation on one line
         where.append(f"col={column}")
         if end_column > column:

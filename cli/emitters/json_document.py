@@ -156,3 +156,20 @@ def tasks_augment(augmented) -> str:
         }
 
     return json.dumps({"score": "killed / (compiled - likely_equivalent)", "tasks": [task_json(t) for t in augmented]}, indent=2)
+
+
+def _symbol_json(symbol) -> dict:
+    if not symbol.file:  # a standard-library function: no file of the graph's
+        return {"id": symbol.id, "name": symbol.name, "kind": symbol.kind, "file": None, "range": None}
+    return symbol.to_json()
+
+
+def graph(graph, found) -> str:
+    """docs/graph.md: {"symbols": [...], "edges": [...]} for the whole graph, a list of symbols for a query."""
+    if found is not None:
+        return json.dumps([_symbol_json(symbol) for symbol in found], indent=2)
+    document = {
+        "symbols": [_symbol_json(symbol) for symbol in graph.workspace.symbols],
+        "edges": [{"from": a, "to": b, "kind": kind} for a, b, kind in graph.workspace.edges()],
+    }
+    return json.dumps(document, indent=2)

@@ -3,10 +3,36 @@
 from __future__ import annotations
 
 import json
+import re
+import urllib.parse
+from pathlib import Path
 
 from kite import __version__, diagnostics as diag
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# The rules' page of this checkout of kite (docs/ ships with the source, not with a wheel: then there is none).
+RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+# What a path segment of a URI may hold as it is (RFC 3986 pchar without pct-encoded); the rest is percent-encoded.
+_SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
+
+
+def uri_reference(path: str) -> str:
+    """A file name as an RFC 3986 URI reference, as SARIF's artifactLocation.uri must be: `\\` as `/`, every other
+    character outside a segment's set percent-encoded (UTF-8), and `./` before a relative path whose first segment
+    has a `:` (else it would read as a scheme); a leading `//` (an authority) is one `/`."""
+    path = path.replace("\\", "/")
+    path = re.sub("^/{2,}", "/", path)
+    encoded = "/".join(urllib.parse.quote(segment.encode("utf-8", "surrogateescape"), safe=_SEGMENT_SAFE) for segment in path.split("/"))
+    if not encoded.startswith("/") and ":" in encoded.split("/", 1)[0]:
+        encoded = "./" + encoded
+    return encoded
+
+
+def _tool(rules: list) -> dict:
+    driver = {"name": "kite", "version": __version__, "rules": rules}
+    if RULES_PAGE.exists():
+        driver["informationUri"] = RULES_PAGE.as_uri()
+    return {"driver": driver}
 
 
 def _region(d: diag.Diagnostic) -> dict:
@@ -26,7 +52,7 @@ def _fix(d: diag.Diagnostic, fix: diag.Fix) -> dict:
          "insertedContent": {"text": e.text}}
         for e in fix.edits
     ]
-    return {"description": {"text": fix.title}, "artifactChanges": [{"artifactLocation": {"uri": d.file.replace("\\", "/")}, "replacements": replacements}]}
+    return {"description": {"text": fix.title}, "artifactChanges": [{"artifactLocation": {"uri": uri_reference(d.file)}, "replacements": replacements}]}
 
 
 def check(reports) -> str:
@@ -51,7 +77,7 @@ def check(reports) -> str:
             "level": "error" if d.severity is diag.Severity.ERROR else "warning",
             "message": {"text": d.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": d.file.replace("\\", "/")},
+                "artifactLocation": {"uri": uri_reference(d.file)},
                 "region": _region(d),
             }}],
             **({"fixes": [_fix(d, d.fix)]} if d.fix is not None else {}),
@@ -62,12 +88,12 @@ def check(reports) -> str:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "kite", "version": __version__, "informationUri": "https://example.invalid/kite", "rules": rules}},
+            "tool": _tool(rules),
             "invocations": [{
                 "executionSuccessful": not any(report.problem for report in reports),
                 "toolExecutionNotifications": [
                     {"level": "error", "message": {"text": report.problem.message},
-                     "locations": [{"physicalLocation": {"artifactLocation": {"uri": report.program.replace("\\", "/")}}}]}
+                     "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri_reference(report.program)}}}]}
                     for report in reports if report.problem is not None
                 ],
             }],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kite import diagnostics as diag
 from kite.display import visible
 from kite.scoring.slop import CLEAN_MEANS
+from kite.scoring.summary import ACHIEVED, FOUND
 
 
 def diagnostics_text(found) -> str:
@@ -85,9 +86,16 @@ def score(summary) -> str:
     lines = [f"{summary['answers']} answers, {summary['graded']} graded, {summary['ungradable']['count']} could not be graded", "",
              f"{'rate':<14} {'value':>7} {'95% interval':<17} {'count':>13}"]
     lines += [rate_row(name, rate) for name, rate in summary["rates"].items()]
+    of = summary.get("denominators") or {}
+    if of:
+        achieved = ", ".join(name for name in summary["rates"] if name in ACHIEVED)
+        found = ", ".join(name for name in summary["rates"] if name in FOUND)
+        lines += [f"  {achieved}: of {of['achieved']}", f"  {found}: of {of['found']}"]
     if summary["rules"]:
         lines += ["", "rule pass rates (not applicable left out):"]
         lines += [rate_row(rule_id, rate, f"n/a {rate['not_applicable']}") for rule_id, rate in summary["rules"].items()]
+    if summary.get("formats"):
+        lines += ["", f"formats (of {of.get('formats', 'the graded answers in that format')}):"]
     for fmt, rate in summary.get("formats", {}).items():
         lines.append(rate_row(f"format {fmt}", rate))
     if summary.get("pass_at_k"):
@@ -98,7 +106,7 @@ def score(summary) -> str:
                   "hidden tests fail the augmented ones; per task: "
                   + ", ".join(f"{visible(task)} {c['fail_augmented']}/{c['passed_original']}" for task, c in caught["tasks"].items())]
     if summary.get("mean_score") is not None:
-        lines.append(f"mean score: {summary['mean_score']:.2f} / 10")
+        lines.append(f"mean score: {summary['mean_score']:.2f} / 10" + (f", over {of['mean_score']}" if of else ""))
     ungraded = summary["ungradable"]["answers"]
     if ungraded:
         lines += ["", "could not be graded:"]
@@ -236,4 +244,19 @@ def tasks_augment(augmented) -> str:
         summary += (f": mean score {mean[0]:.2f} -> {mean[1]:.2f}, lowest after {lowest.after.score:.2f} ({visible(lowest.task_id)}); "
                     f"{sum(len(task.reference_failures) for task in augmented)} inputs the reference fails on")
     lines.append(summary)
+    return "\n".join(lines)
+
+
+def _symbol_line(symbol) -> str:
+    where = f"{visible(symbol.file)}({symbol.range.line},{symbol.range.column})" if symbol.file else "std"
+    return f"{where}: {symbol.kind} {visible(symbol.id)}"
+
+
+def graph(graph, found) -> str:
+    """A query's symbols, one `file(line,col): kind id` each; the whole graph: its symbols, then an edge a line
+    (`from kind to`). The standard library's functions are `std: fn std.NAME`."""
+    if found is not None:
+        return "\n".join(_symbol_line(symbol) for symbol in found)
+    lines = [_symbol_line(symbol) for symbol in graph.workspace.symbols]
+    lines += [f"{visible(a)} {kind} {visible(b)}" for a, b, kind in graph.workspace.edges()]
     return "\n".join(lines)

@@ -26,19 +26,28 @@ from kite import standard_library
 from kite.callee import constructs
 from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
 from kite.constants import order_constants
+from kite.csharp_words import PROGRAM_NAMESPACE
 from kite.syntax import nodes as n
 
 KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
 RUNTIME = f"{KITE}.Runtime"
 STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
-LOWERCASE_ASCII = re.compile("[a-z]+")  # the type names C# reserves (CS8981)
+ENTRY_CLASS = "kite__entry"  # holds Main for `kite build`; generated names have "__" inside, program names never
+ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
+# Binding strength of Kite's operators (LANGUAGE.md section 6), for writing an expression back as Kite.
+PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4,
+              "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "unary": 7}
 # The largest column a #line span may name (Roslyn refuses more with CS8938). As its offset it lies past the end of
 # any generated line worth mapping: everything on the line is the marker's Kite span.
 MAX_LINE_COLUMN = 65536
 WHOLE_LINE = MAX_LINE_COLUMN
-# Characters C# ends a line at (and so ends a string or a #line path at); each written as an escape instead.
-LINE_ENDS = {"\r": "\\r", "\n": "\\n", "\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# What a #line path (which has no escapes) cannot carry: its quote, what ends a line in C#, controls, and what is
+# not Unicode text (a file name of bytes that are not UTF-8 reads as lone surrogates).
+NOT_IN_LINE_PATH = re.compile('["\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff\\ufffe\\uffff]')
+# What a literal may carry as it is: printable ASCII. Anything else is an escape, so no character Roslyn or the
+# runtime cannot take (a line end, a control, a non-character, a surrogate from an API caller) reaches the C# text.
+PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
 
 
 @dataclass(frozen=True)
@@ -78,17 +87,22 @@ class UnitSymbols:
 
 
 def csharp_path(kite_path: str) -> str:
-    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated."""
-    return kite_path + ".cs"
+    """The in-memory C# file: `<name>.kite.cs`, never `.g.cs`, which analyzers skip as generated; named as its #line
+    markers name the Kite file (a name of bytes that are not UTF-8 is not text .NET can take)."""
+    return line_path(kite_path) + ".cs"
 
 
 def line_path(kite_path: str) -> str:
     """The file name a #line marker can carry: it has no escapes, so a quote or a line end cannot be in it."""
-    return "".join("_" if char == '"' or char in LINE_ENDS else char for char in kite_path)
+    return NOT_IN_LINE_PATH.sub("_", kite_path)
 
 
-def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False) -> str:
-    return _Writer(module, kite_path, symbols, file_index).write(entry_point)
+def generate(module: n.Module, kite_path: str, symbols: UnitSymbols, *, file_index: int = 0, entry_point: bool = False,
+             running: str | None = None) -> str:
+    """`running`: the Kite text, given when the C# is to run (not only to be checked). Arithmetic is then checked and
+    names itself, so an overflow stops the program with `int overflow in a * b` (LANGUAGE.md section 12). The C# that is
+    checked has no such calls, so the compiler's and the analyzers' view of the code is the program's own."""
+    return _Writer(module, kite_path, symbols, file_index, running).write(entry_point)
 
 
 def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, str]]:
@@ -100,11 +114,13 @@ def test_methods(module: n.Module, file_index: int) -> list[tuple[n.TestDecl, st
 def string_literal(text: str) -> str:
     """A C# string literal of `text` (raw characters, no Kite escapes)."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + _escape_line_ends(escaped) + '"'
+    return '"' + _escape_unprintable(escaped) + '"'
 
 
-def _escape_line_ends(text: str) -> str:
-    return "".join(LINE_ENDS.get(char, char) for char in text)
+def _escape_unprintable(text: str) -> str:
+    """Literal text (Kite's escapes, which the parser checked, are C#'s) with every character but printable ASCII
+    written as a C# escape."""
+    return PRINTABLE_ASCII.sub(lambda m: f"\\u{ord(m.group()):04X}" if ord(m.group()) <= 0xFFFF else f"\\U{ord(m.group()):08X}", text)
 
 
 def assigned_names(body) -> set[str]:
@@ -137,22 +153,28 @@ def declared_locals(module: n.Module) -> set[str]:
     return names
 
 
-def module_class(module: n.Module, unit_modules) -> str:
-    """The static class of a module, as the test host finds it by reflection: the module's own name, unless a type of
-    the unit has that name too (`module Stack` with `type Stack`): both sit in C#'s global namespace, so the class
-    then gets a suffix no spelling of a program's name has. So does a lowercase name (`module shop`): C# reserves
-    those for its own keywords (CS8981)."""
-    types = {item.name for other in unit_modules if other is not None for item in other.items if isinstance(item, (n.TypeDecl, n.EnumDecl))}
-    return module.name + "__m" if module.name in types or LOWERCASE_ASCII.fullmatch(module.name) else module.name
+def module_class(module: n.Module) -> str:
+    """The static class of a module (its metadata name, inside PROGRAM_NAMESPACE): the module's name spelled as
+    identifier() spells a program's names, with a suffix no spelling of a program's name has. Kite code never names
+    its module, so the class must hide nothing it names: not a type, function or constant of the same name (`module
+    Stack` with `type Stack`, `module Shop` with `fn Shop`), nor a .NET type (`module StringBuilder` calling
+    StringBuilder()), nor a lowercase name C# reserves (CS8981)."""
+    return identifier(module.name).removeprefix("@") + "__m"
 
 
-def _class_spelling(name: str) -> str:
-    return "@" + name if name in CSHARP_KEYWORDS else name
+def module_type_name(module: n.Module) -> str:
+    """The module's class as reflection names it (the test host)."""
+    return f"{PROGRAM_NAMESPACE}.{module_class(module)}"
+
+
+# The .NET namespaces every Kite file has in scope (LANGUAGE.md §2).
+ALWAYS_IN_SCOPE = ("System", "System.Collections.Generic", "System.Linq")
 
 
 class _Writer:
-    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int):
+    def __init__(self, module: n.Module, kite_path: str, symbols: UnitSymbols, file_index: int, running: str | None = None):
         self.module = module
+        self.running_lines = running.split("\n") if running is not None else None
         self.test_names = {id(test): method for test, method in test_methods(module, file_index)}
         self.path = line_path(kite_path)
         self.file_index = file_index
@@ -167,7 +189,7 @@ class _Writer:
         self.returns_value = False
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
-        self.class_name = _class_spelling(module_class(module, symbols.modules))
+        self.class_name = module_class(module)
         self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
@@ -193,12 +215,16 @@ class _Writer:
         self.hidden()
         self.emit(f"extern alias {standard_library.CSHARP_ALIAS};")
         self.emit("#nullable enable")
-        for namespace in ("System", "System.Collections.Generic", "System.Linq"):
-            self.emit(f"using {namespace};")
+        for namespace in ALWAYS_IN_SCOPE:
+            self.emit(f"using global::{namespace};")
         for item in module.items:
-            if isinstance(item, n.Use):
+            if isinstance(item, n.Use) and item.path not in ALWAYS_IN_SCOPE:  # a `use` of one is redundant, not C#'s CS0105
                 self.at(item)
                 self.emit(f"using {item.path};")
+        # The program's names live in a namespace of their own that no program can spell: a `type System` or `module
+        # Kite` hides nothing of .NET's or the standard library's, and the generated code says global:: besides.
+        self.hidden()
+        self.emit(f"namespace {PROGRAM_NAMESPACE};")
         for item in module.items:
             if isinstance(item, n.TypeDecl):
                 self.record(item)
@@ -219,16 +245,21 @@ class _Writer:
                 self.function(item)
             elif isinstance(item, n.TestDecl):
                 self.test(item)
-        if entry_point:
-            self.hidden()
-            self.emit("public static void Main()")
-            self.emit("{")
-            self.emit(f"    {RUNTIME}.UseInvariantCulture();")
-            self.emit(f"    {identifier('main')}();")
-            self.emit("}")
         self.indent -= 1
         self.hidden()
         self.emit("}")
+        if entry_point:
+            # A class of its own, named as no program can: `module Main` would make a member Main of class Main.
+            self.emit(f"public static class {ENTRY_CLASS}")
+            self.emit("{")
+            self.emit("    public static void Main()")
+            self.emit("    {")
+            self.emit(f"        {RUNTIME}.UseInvariantCulture();")
+            main = f"global::{PROGRAM_NAMESPACE}.{self.class_name}.{identifier('main')}"
+            # The C# that runs stops on an int overflow with Kite's message (Runtime.Main); a check's C# only compiles.
+            self.emit(f"        {RUNTIME}.Main({main});" if self.running_lines is not None else f"        {main}();")
+            self.emit("    }")
+            self.emit("}")
         return "\n".join(self.out) + "\n"
 
     # ---- declarations
@@ -246,9 +277,12 @@ class _Writer:
         name = identifier(item.name)
         names = [f"this.{self.member_identifier(field.name)}" for field in item.fields]
         fields_text = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {STD}.to_str({f})' for field, f in zip(item.fields, names))
+        self.emit(f": {KITE}.IRecord")  # a failed expect spells it as a literal (Runtime.Literal)
         self.emit("{")
         # Printed the way it is made in Kite: Point(x: 1, y: 2), not C#'s Point { x = 1, y = 2 }.
         self.emit(f'    public override string ToString() => {string_literal(item.name + "(")} + {fields_text or string_literal("")} + ")";')
+        literal_fields = ' + ", " + '.join(f'{string_literal(field.name + ": ")} + {RUNTIME}.Literal({f})' for field, f in zip(item.fields, names))
+        self.emit(f'    string {KITE}.IRecord.Literal() => {string_literal(item.name + "(")} + {literal_fields or string_literal("")} + ")";')
         if any(field.type.name in ("list", "map", "set") for field in item.fields):
             # C# records compare collections by reference; Kite compares them by content.
             other = "other__"  # generated names contain "__": no field can be called this
@@ -288,7 +322,16 @@ class _Writer:
         self.emit(f"public static void {self.test_names[id(item)]}()")
         self.returns_value = False
         self.function_locals = set()
+        if self.running_lines is None:
+            self.body(item.body)
+            return
+        # An overflow fails the test with its Kite message, as a failed expect does.
+        self.emit("{")
+        self.emit("try")
         self.body(item.body)
+        self.hidden()
+        self.emit(f"catch (global::System.OverflowException overflow__) {{ throw {RUNTIME}.Overflowed(overflow__); }}")
+        self.emit("}")
 
     # ---- statements
 
@@ -321,7 +364,12 @@ class _Writer:
             self.scopes[-1][s.name] = spelled
         elif isinstance(s, n.Assign):
             target = self.unnarrowed(s.target.name) if isinstance(s.target, n.Name) else None
-            self.emit(f"{target or self.expr(s.target)} {s.op} {self.expr(s.value, typed=True)};")
+            value = self.expr(s.value, typed=True)
+            if self.running_lines is not None and s.op != "=" and not _target_typed(s.value):
+                text = string_literal(f"{self.kite_text(s.target)} {s.op} {self.kite_text(s.value)}")
+                self.emit(f"checked {{ {target or self.expr(s.target)} {s.op} {RUNTIME}.Op({value}, {text}); }} {RUNTIME}.Done();")
+            else:
+                self.emit(f"{target or self.expr(s.target)} {s.op} {value};")
         elif isinstance(s, n.ExprStmt):
             if _does_nothing(s.expr):
                 return  # KT006 reports it; C# could not even type a bare `none` or `[]`
@@ -471,7 +519,7 @@ class _Writer:
     def module_member(self, name: str) -> str:
         """A constant or function of the module; qualified where a local of the same name could hide it."""
         spelled = identifier(name)
-        return f"global::{self.class_name}.{spelled}" if name in self.shadowed else spelled
+        return f"global::{PROGRAM_NAMESPACE}.{self.class_name}.{spelled}" if name in self.shadowed else spelled
 
     def lookup(self, name: str) -> str:
         """A name used as a value: a local, then a constant of this file, then the standard library, then the rest of
@@ -509,7 +557,7 @@ class _Writer:
         if isinstance(e, n.Name):
             return self.lookup(e.name)
         if isinstance(e, n.Literal):
-            return _escape_line_ends({"dec": e.text + "m", "none": "null"}.get(e.kind, e.text))
+            return _escape_unprintable({"dec": e.text + "m", "none": "null"}.get(e.kind, e.text))
         if isinstance(e, n.FString):
             return self.fstring(e)
         if isinstance(e, n.ListLiteral):
@@ -519,6 +567,8 @@ class _Writer:
         if isinstance(e, n.Unary):
             if e.op == "not":
                 return self.condition(e)[0]
+            if self.running_lines is not None and not isinstance(e.operand, n.Literal):
+                return f"{RUNTIME}.Done(checked(-{RUNTIME}.Op({self.expr(e.operand)}, {string_literal(self.kite_text(e))})))"
             return f"(-{self.expr(e.operand)})"
         if isinstance(e, n.Binary):
             return self.binary(e)
@@ -575,7 +625,29 @@ class _Writer:
         if e.op in ("<", "<=", ">", ">=") and not (self.certainly_not_text(e.left) or self.certainly_not_text(e.right)):
             # Strings order ordinally (LANGUAGE.md section 11); C# has no < on string.
             return f"({RUNTIME}.Ordered({left}) {e.op} {RUNTIME}.Ordered({right}))"
+        if self.running_lines is not None and e.op in ARITHMETIC and not _target_typed(e.right):
+            # Op marks the operation once both operands are known, Done once it gave a value: an OverflowException
+            # in between is this operation's (Runtime.Overflowed).
+            return f"{RUNTIME}.Done(checked({left} {e.op} {RUNTIME}.Op({right}, {string_literal(self.kite_text(e))})))"
         return f"({left} {e.op} {right})"
+
+    def kite_text(self, e, outer: int = 0) -> str:
+        """An expression as the program wrote it, one line: operators spelled from the tree (with the brackets their
+        precedence needs), everything else as written."""
+        if isinstance(e, n.Binary) and e.op in PRECEDENCE:
+            level = PRECEDENCE[e.op]
+            text = f"{self.kite_text(e.left, level)} {e.op} {self.kite_text(e.right, level + 1)}"
+        elif isinstance(e, n.Unary):
+            level = PRECEDENCE["not"] if e.op == "not" else PRECEDENCE["unary"]
+            text = ("not " if e.op == "not" else "-") + self.kite_text(e.operand, level)
+        else:
+            assert self.running_lines is not None
+            lines = self.running_lines[e.line - 1:e.end_line]
+            if len(lines) == 1:
+                return lines[0][e.column - 1:e.end_column - 1]
+            written = [lines[0][e.column - 1:], *lines[1:-1], lines[-1][:e.end_column - 1]]
+            return " ".join(" ".join(written).split())
+        return f"({text})" if level < outer else text
 
     def certainly_not_text(self, e) -> bool:
         """A number or char literal, or an enum member."""
@@ -594,7 +666,11 @@ class _Writer:
         if isinstance(func, n.Name):
             if func.name in standard_library.FUNCTIONS:
                 return f"{STD}.{func.name}({self.args(e.args, typed=False)})"
-            is_value = self.local(func.name) is not None or func.name in self.symbols.constant_types
+            is_local = self.local(func.name) is not None
+            if not is_local and func.name in self.symbols.type_names:
+                # The type, whatever else the unit calls so (KT015): a hidden test's Item(...) is never the answer's fn.
+                return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
+            is_value = is_local or func.name in self.symbols.constant_types
             if not is_value and func.name in self.symbols.functions:
                 return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
             if constructs(func.name, is_value=is_value, functions=self.symbols.functions, types=self.symbols.type_names):
@@ -610,7 +686,7 @@ class _Writer:
         for part in e.parts:
             if isinstance(part, str):
                 text = part.replace("{", "{{").replace("}", "}}").replace("\\{{", "{{").replace("\\}}", "}}")
-                pieces.append(_escape_line_ends(text))
+                pieces.append(_escape_unprintable(text))
             elif isinstance(part, n.Formatted):
                 pieces.append("{(" + f"{RUNTIME}.Formatted({self.expr(part.value)}, {string_literal(part.spec)})" + ")}")
             else:
@@ -658,6 +734,11 @@ def _does_nothing(e) -> bool:
 
 def _holds_collection(type_: n.TypeRef) -> bool:
     return type_.name in ("list", "map", "set") or any(_holds_collection(arg) for arg in type_.args)
+
+
+def _target_typed(e) -> bool:
+    """C# gives it a type from where it stands (`none`, `[]`, a lambda): it cannot be a generic method's argument."""
+    return _is_none(e) or isinstance(e, (n.ListLiteral, n.Lambda))
 
 
 def _is_none(e) -> bool:

@@ -6,7 +6,7 @@ from kite.callee import constructs
 from kite.syntax import nodes as n
 
 PRIMITIVES = {"int": "int", "dec": "decimal", "str": "string", "char": "char", "bool": "bool"}
-COLLECTIONS = {"list": "List", "map": "Dictionary", "set": "HashSet"}
+COLLECTIONS = {name: f"global::System.Collections.Generic.{spelled}" for name, spelled in (("list", "List"), ("map", "Dictionary"), ("set", "HashSet"))}
 # Every C# keyword, the undocumented ones (__makeref ...) included, and the contextual keywords: `@` makes any of
 # them a plain name, so `nameof`, `await`, `value` or `with` chosen by a program stay its own names.
 CSHARP_KEYWORDS = frozenset(
@@ -71,9 +71,13 @@ def csharp_type(type_: n.TypeRef) -> str:
             out.append(item)
             continue
         suffix = "?" if item.nullable else ""
-        if item.name in COLLECTIONS:
-            pieces: list = [f"{COLLECTIONS[item.name]}<"]
-            for position, arg in enumerate(item.args):
+        if item.name == "fn" and not item.args and item.returns is None:
+            out.append("Action" + suffix)
+        elif item.name == "fn" or item.name in COLLECTIONS:
+            # Kite's function types are .NET's delegates: fn(int) -> bool is Func<int, bool>, fn(str) Action<string>.
+            generic = COLLECTIONS.get(item.name) or ("Func" if item.returns else "Action")
+            pieces: list = [f"{generic}<"]
+            for position, arg in enumerate([*item.args, *([item.returns] if item.returns else [])]):
                 pieces += [", "] if position else []
                 pieces.append(arg)
             pieces.append(">" + suffix)
@@ -105,7 +109,7 @@ def constant_type(expr, known: dict[str, str], functions=frozenset(), types=froz
         return "decimal" if {left, right} == {"int", "decimal"} else ("string" if "string" in (left, right) and expr.op == "+" else None)
     if isinstance(expr, n.ListLiteral) and expr.items:
         element = constant_type(expr.items[0], known, functions, types)
-        return f"List<{element}>" if element and all(constant_type(i, known, functions, types) == element for i in expr.items) else None
+        return f"{COLLECTIONS['list']}<{element}>" if element and all(constant_type(i, known, functions, types) == element for i in expr.items) else None
     if isinstance(expr, n.TypeCall):
         return csharp_type(expr.type)
     if isinstance(expr, n.Call) and isinstance(expr.func, n.Name):

@@ -32,7 +32,7 @@ namespace Kite.Toolchain
             isEnabledByDefault: true);
 
         internal const string KiteFileSuffix = ".kite.cs";  // the C# of a Kite file (KiteText.cs too)
-        private const string StdlibAssembly = "KiteStd";
+        private const string StdlibAssembly = "Kite.Std";  // compiler/dotnet/stdlib.py
 
         private static readonly SymbolDisplayFormat FullName = SymbolDisplayFormat.FullyQualifiedFormat
             .WithGlobalNamespaceStyle(SymbolDisplayGlobalNamespaceStyle.Omitted)

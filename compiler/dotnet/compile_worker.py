@@ -6,6 +6,9 @@ method is bound (minutes to hours). Only killing the process that runs it bounds
 answer runs here, one request at a time; a request past its budget kills the process (and anything it started),
 and the next request starts a fresh one. The process is shared by every Checker in a kite process.
 
+The other formats an answer may be given in (C#, a .NET or Python regex, JSON, Python) are checked here too: their
+parsers are no more bounded than Roslyn is.
+
 Protocol: one JSON object per line, requests on the child's stdin, replies on its stdout.
 """
 
@@ -14,7 +17,6 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
-import ctypes
 import json
 import os
 import select
@@ -26,11 +28,13 @@ import time
 
 from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
-from kite.spawn import piped, spawn
+from kite.source import not_unicode
+from kite.spawn import die_with_parent, piped, spawn
+from kite.text_formats import json_problem, python_problem, python_regex_problem
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
-PR_SET_PDEATHSIG = 1
+WAIT_SLICE_SECONDS = 0.2  # a reply is waited for in slices, so an interrupt (Ctrl-C, a cancelled request) comes soon
 # Compiled once before the child says it is ready, so the JIT's first pass over the binder and the analyzers is not
 # charged to the first answer's budget.
 WARM_UP = (
@@ -58,15 +62,20 @@ class CompileWorker:
         self._lock = threading.RLock()
 
     def stdlib_image(self) -> bytes:
-        """KiteStd.dll exactly as the assemblies emitted here reference it."""
+        """Kite.Std.dll exactly as the assemblies emitted here reference it."""
         with self._lock:
             if self.process is None:
                 self._start()
             return self._stdlib_image
 
-    def check(self, sources: list[tuple[str, str]], timeout: float) -> list[Diagnostic]:
-        reply = self._request({"op": "check", "sources": sources}, timeout)
+    def check(self, sources: list[tuple[str, str]], timeout: float, with_stdlib: bool = True) -> list[Diagnostic]:
+        """Roslyn's and the analyzers' diagnostics; without the stdlib: raw C# on its own (an answer in C#)."""
+        reply = self._request({"op": "check", "sources": sources, "stdlib": with_stdlib}, timeout)
         return [Diagnostic.from_json(d) for d in reply["diagnostics"]]
+
+    def text_problem(self, kind: str, text: str, timeout: float) -> str:
+        """Why `text` is not valid `kind` (one of TEXT_CHECKS), "" when it is."""
+        return self._request({"op": "text", "kind": kind, "text": text}, timeout)["problem"]
 
     def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float):
         """(image or None, diagnostics) of an assembly that references Kite's stdlib."""
@@ -96,6 +105,9 @@ class CompileWorker:
             self._pending.clear()
 
     def _start(self) -> subprocess.Popen:
+        from kite.dotnet.packages import restore
+
+        restore()  # here, not in the child: a first run's progress reaches this process's terminal (kite.progress)
         process = self.process = spawn(
             [sys.executable, "-m", "kite.dotnet.compile_worker", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -105,20 +117,30 @@ class CompileWorker:
         except CompileTimeout:
             self.stop()
             raise ToolchainError(f"the C# compiler did not start within {BOOT_TIMEOUT_SECONDS} s") from None
+        except KeyboardInterrupt:
+            self.stop()
+            raise
         self._stdlib_image = base64.b64decode(ready["stdlib"])
         return process
 
     def _request(self, request: dict, timeout: float) -> dict:
+        for path, text in request.get("sources", [("answer", request.get("text", ""))]):
+            refused = not_unicode(path, text)
+            if refused is not None:  # .NET cannot take it: the child would die of SIGABRT
+                raise refused
         with self._lock:  # the timeout counts from here: waiting for another thread's unit is not this one's time
-            process = self.process if self.process is not None else self._start()
             try:
-                piped(process.stdin).write(json.dumps(request).encode() + b"\n")
-                piped(process.stdin).flush()
-            except BrokenPipeError:
-                self._died()
-            try:
+                process = self.process if self.process is not None else self._start()
+                try:
+                    piped(process.stdin).write(json.dumps(request).encode() + b"\n")
+                    piped(process.stdin).flush()
+                except BrokenPipeError:
+                    self._died()
                 return self._reply(process, time.monotonic() + timeout)
             except CompileTimeout:
+                self.stop()
+                raise
+            except KeyboardInterrupt:  # abandoned half-way: the child's next reply would be this request's
                 self.stop()
                 raise
 
@@ -127,8 +149,10 @@ class CompileWorker:
         end = self._pending.find(b"\n")
         while end < 0:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise CompileTimeout()
+            if not select.select([fd], [], [], min(remaining, WAIT_SLICE_SECONDS))[0]:
+                continue
             chunk = os.read(fd, READ_CHUNK)
             if not chunk:
                 self._died()
@@ -167,13 +191,6 @@ def shared_worker() -> CompileWorker:
 # ---- the child
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """A kite killed mid-compile must not leave its compile running: the kernel kills this process with its parent."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-
 def _serve(replies) -> None:
     from kite.dotnet.roslyn import RoslynService
     from kite.dotnet.stdlib import compile_stdlib
@@ -184,11 +201,13 @@ def _serve(replies) -> None:
     _send(replies, {"stdlib": base64.b64encode(stdlib.image).decode()})
     for line in sys.stdin:
         request = json.loads(line)
-        sources = [tuple(source) for source in request["sources"]]
+        sources = [tuple(source) for source in request.get("sources", ())]
         try:
             if request["op"] == "check":
-                found = roslyn.check(sources, [stdlib.reference])
+                found = roslyn.check(sources, [stdlib.reference] if request["stdlib"] else [])
                 _send(replies, {"diagnostics": [d.to_json() for d in found]})
+            elif request["op"] == "text":
+                _send(replies, {"problem": TEXT_CHECKS[request["kind"]](request["text"])})
             else:
                 emitted = roslyn.emit(request["name"], sources, [stdlib.reference], executable=request["executable"],
                                       debug=request.get("debug", False), unsafe=request.get("unsafe", False))
@@ -199,13 +218,30 @@ def _serve(replies) -> None:
             _send(replies, {"internal": f"{type(error).__name__}: {error}"})
 
 
+def dotnet_regex_problem(pattern: str) -> str:
+    import clr
+
+    clr.AddReference("System.Text.RegularExpressions")
+    from System import ArgumentException
+    from System.Text.RegularExpressions import Regex
+
+    try:
+        Regex(pattern)
+    except ArgumentException as error:
+        return f"not a .NET regex: {error.Message}"
+    return ""
+
+
+TEXT_CHECKS = {"json": json_problem, "python": python_problem, "python regex": python_regex_problem, "dotnet regex": dotnet_regex_problem}
+
+
 def _send(replies, message: dict) -> None:
     replies.write(json.dumps(message).encode() + b"\n")
     replies.flush()
 
 
 def main() -> None:
-    _die_with_parent(int(sys.argv[1]))
+    die_with_parent(int(sys.argv[1]))  # a kite killed mid-compile must not leave its compile running
     # Replies get their own copy of stdout; whatever else writes to fd 1 (.NET, a library) goes to stderr.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,6 +16,8 @@ from xml.sax.saxutils import quoteattr
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
+from kite.own_files import cache_root
+from kite.progress import say
 
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
@@ -35,12 +37,6 @@ class DotnetPackages:
     compiler_images: tuple[str, ...]  # what is loaded: the ReadyToRun copies of compiler_dlls, or compiler_dlls
     analyzer_images: tuple[str, ...]  # likewise for analyzer_dlls
     ready_to_run: str  # how the images were made, or why they are the IL DLLs themselves
-
-
-def cache_root() -> Path:
-    if "KITE_CACHE_DIR" in os.environ:
-        return Path(os.environ["KITE_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kite"
 
 
 def _project_bytes() -> dict[str, bytes]:
@@ -67,10 +63,10 @@ def restore() -> DotnetPackages:
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not layout_file.exists():
-                if sys.stderr.isatty():  # progress for a person; scripts and editors read stderr too
-                    print("kite: restoring the pinned .NET packages and precompiling Roslyn for this machine (once, about a minute)",
-                          file=sys.stderr)
+                say("kite: first run: restoring the pinned .NET packages and precompiling Roslyn for this machine (once)")
+                started = time.monotonic()
                 _restore_into(folder, project, layout_file)
+                say(f"kite: first run: .NET packages restored and precompiled: took {time.monotonic() - started:.0f} s")
     return _read_layout(folder, layout_file)
 
 

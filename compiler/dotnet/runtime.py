@@ -28,6 +28,16 @@ def write_runtime_config(path) -> None:
     write_atomically(path, json.dumps(RUNTIME_CONFIG, indent=1).encode(), 0o644)
 
 
+@functools.cache
+def framework_assembly_names() -> frozenset[str]:
+    """The simple names (case-folded) of the assemblies the shared framework ships: a program's file of one of these
+    names (`System.dll`, `netstandard.dll`) would lose to the framework's own when `dotnet` runs it."""
+    from pathlib import Path
+
+    shared = Path(dotnet_executable()).resolve().parent / "shared" / "Microsoft.NETCore.App"
+    return frozenset(image.stem.casefold() for image in shared.glob("*/*.dll"))
+
+
 def installed_runtimes() -> str:
     """`dotnet --list-runtimes`: what kite and the programs it runs may roll forward to (LatestMinor), so what a kept
     verdict depends on beside the pinned packages."""

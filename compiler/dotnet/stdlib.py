@@ -12,7 +12,9 @@ from kite.dotnet.roslyn import RoslynService
 from kite.errors import ToolchainError
 
 STDLIB_FILE = "KiteStd.cs"
-ASSEMBLY_NAME = "KiteStd"
+# Dotted: no Kite module can be called so, so no program's assembly (or build output) ever takes the stdlib's name.
+ASSEMBLY_NAME = "Kite.Std"
+STDLIB_DLL = f"{ASSEMBLY_NAME}.dll"
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,7 @@
-"""What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, definition, symbols,
-completion, quick fixes and formatting. No protocol here (kite.lsp.server adapts these to LSP); positions are 0-based
-lines and code-point columns, which the server turns into the client's UTF-16 units.
+"""What `kite lsp` answers, as plain functions over a file's text and its AST: ranges, hover, symbols, completion,
+quick fixes and formatting (what needs the workspace's other files is kite.lsp.workspace). No protocol here
+(kite.lsp.server adapts these to LSP); positions are 0-based lines and code-point columns, which the server turns
+into the client's UTF-16 units.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kite.analyze import Binding, gather
+from kite.analyze import Binding, Facts, gather
 from kite.diagnostics import Diagnostic, Fix, Layer
 from kite.source import SourceFile
 from kite.standard_library import FUNCTIONS
@@ -74,11 +75,35 @@ class Parsed:
 
     lines: list[str]
     module: n.Module | None
+    facts: Facts | None = None
 
     @classmethod
-    def of(cls, path: str, text: str) -> Parsed:
+    def of(cls, path: str, text: str, shared=()) -> Parsed:
+        """`shared`: the functions, records and enums of the module's other files (kite.analyze.gather)."""
         module = read_syntax(SourceFile(path, text)).module if text.strip() else None
-        return cls(text.split("\n"), module)
+        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None)
+
+    def expression_at(self, line: int, column: int) -> tuple[n.Node, n.TypeRef | None] | None:
+        """The innermost expression at the cursor with its type (kite.analyze's type pass); on a called name, the
+        call."""
+        typed = self.facts.types if self.facts is not None else ()
+        best = None
+        for e, t in typed:
+            if (e.line - 1, e.column - 1) <= (line, column) <= (e.end_line - 1, e.end_column - 1):
+                size = (e.end_line - e.line, e.end_column - e.column if e.end_line == e.line else 10**6)
+                if best is None or size < best[0]:
+                    best = (size, e, t)
+        if best is None:
+            return None
+        _, e, t = best
+        call = next(((c, ct) for c, ct in typed if isinstance(c, n.Call) and c.func is e), None)
+        return call or (e, t)
+
+    def text_of(self, node: n.Node) -> str:
+        if node.line == node.end_line:
+            return self.lines[node.line - 1][node.column - 1:node.end_column - 1]
+        return " ".join([self.lines[node.line - 1][node.column - 1:], *(text.strip() for text in self.lines[node.line:node.end_line - 1]),
+                         self.lines[node.end_line - 1][:node.end_column - 1].strip()])
 
     def word_at(self, line: int, column: int) -> tuple[str, int] | None:
         """The name under (or just before) the cursor, and the column it starts at."""
@@ -119,23 +144,18 @@ class Parsed:
 
 
 def type_text(t: n.TypeRef | None) -> str:
-    if t is None:
+    if t is None or t.name == "?":
         return "unknown"
+    if t.name == "fn":
+        result = f" -> {type_text(t.returns)}" if t.returns else ""
+        return f"fn({', '.join(type_text(a) for a in t.args)}){result}{'?' if t.nullable else ''}"
     args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
     return f"{t.name}{args}{'?' if t.nullable else ''}"
 
 
 def binding_type(binding: Binding) -> str:
-    if binding.type is not None:
-        return type_text(binding.type)
-    value = binding.value
-    if isinstance(value, n.Literal):
-        return value.kind
-    if isinstance(value, n.FString):
-        return "str"
-    if isinstance(value, n.Lambda):
-        return f"fn({', '.join(type_text(p.type) for p in value.params)})"
-    return "unknown"
+    """What kite.analyze's type pass says the local or constant is."""
+    return type_text(binding.type)
 
 
 def fn_signature(fn: n.FnDecl) -> str:
@@ -159,10 +179,19 @@ def name_at(parsed: Parsed, line: int, column: int) -> tuple[str | None, Binding
 
 
 def hover(parsed: Parsed, line: int, column: int) -> str | None:
-    """Markdown: the Kite type of a name, a function's signature, a type's fields, a stdlib function's signature and doc."""
+    """Markdown: the Kite type of the expression under the cursor (a call's, on its function's name), then what a
+    name is: a local's kind, a function's signature, a type's fields, a stdlib function's signature and doc."""
     word, binding = name_at(parsed, line, column)
-    if word is None:
-        return None
+    found = parsed.expression_at(line, column)
+    typed = None
+    if found is not None and not (isinstance(found[0], n.Name) and binding is not None):
+        e, t = found
+        typed = f"```kite\n{parsed.text_of(e)}: {type_text(t)}\n```"
+    about = _name_hover(parsed, word, binding) if word is not None else None
+    return "\n".join(part for part in (typed, about) if part) or None
+
+
+def _name_hover(parsed: Parsed, word: str, binding: Binding | None) -> str | None:
     if binding is not None:
         kind = {"mut": "let mut", "param": "parameter", "loop": "for", "lambda": "lambda parameter", "const": "let (constant)"}.get(binding.kind, binding.kind)
         return f"```kite\n{word}: {binding_type(binding)}\n```\n{kind}"
@@ -174,20 +203,6 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
         std = FUNCTIONS[word]
         return f"```kite\n{std.signature}\n```\n{std.doc} (standard library)"
     return None
-
-
-def definition(parsed: Parsed, line: int, column: int) -> EditorRange | None:
-    """Where the name under the cursor is declared in this file (its name, not its keyword)."""
-    word, binding = name_at(parsed, line, column)
-    if word is None:
-        return None
-    declared = binding or parsed.functions.get(word) or parsed.types.get(word)
-    if declared is None:
-        return None
-    row = declared.line - 1
-    text = parsed.lines[row] if row < len(parsed.lines) else ""
-    at = next((m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text) if m.start() >= declared.column - 1), declared.column - 1)
-    return EditorRange(row, at, row, at + len(word))
 
 
 @dataclass(frozen=True)
@@ -278,3 +293,91 @@ def formatting_edits(path: str, text: str, rows: range | None = None) -> list[tu
             ending = (last, 0) if last < len(lines) else (len(lines) - 1, len(lines[-1]))
             edits.append((EditorRange(first, 0, *ending), new))
     return edits
+
+
+# ---- types where they are not written, signatures while a call is typed
+
+
+def inlay_hints(parsed: Parsed, rows: range) -> list[tuple[int, int, str]]:
+    """(line, column, label): after each `let` name without a declared type in the rows, the type the pass gives."""
+    if parsed.module is None or parsed.facts is None:
+        return []
+    typed = {(b.line, b.column): b.type for b in parsed.facts.bindings}
+    found = []
+    for node in n.descendants(parsed.module):
+        if isinstance(node, n.Let) and node.type is None and node.line - 1 in rows and (node.line, node.column) in typed:
+            found.append((node.line - 1, node.column - 1 + len(node.name), f": {type_text(typed[(node.line, node.column)])}"))
+    return found
+
+
+@dataclass(frozen=True)
+class SignatureHelp:
+    signatures: tuple[tuple[str, tuple[str, ...], str], ...]  # (label, its parameters' labels, doc) per overload
+    active_signature: int
+    active_parameter: int
+
+
+def open_call(lines: list[str], line: int, column: int) -> tuple[str, int] | None:
+    """The function whose call the cursor is inside (read from the text: code being typed does not parse yet) and
+    how many of its arguments come before the cursor."""
+    text = "\n".join([*lines[:line], lines[line][:column] if line < len(lines) else ""])
+    depth, commas, quote = 0, 0, None
+    for index in range(len(text) - 1, -1, -1):
+        char = text[index]
+        if quote:
+            if char == quote:
+                quote = None
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                if char == "[":
+                    return None
+                name = WORD_BEFORE.search(text, 0, index)
+                return (name.group(1), commas) if name else None
+            depth -= 1
+        elif char == "," and depth == 0:
+            commas += 1
+        elif char == "\n" and depth == 0 and not text[:index].rstrip().endswith((",", "(")):
+            return None
+    return None
+
+
+WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+def signature_help(parsed: Parsed, line: int, column: int, functions: dict[str, n.FnDecl | n.TypeDecl]) -> SignatureHelp | None:
+    """The signature of the call being typed, with the parameter the cursor is at: the standard library's (from its
+    one table), or the module's (`functions`: its functions and records, from every file of it), a record's
+    constructor taking its fields."""
+    found = open_call(parsed.lines, line, column)
+    if found is None:
+        return None
+    name, argument = found
+    if name in FUNCTIONS:  # a call of a stdlib name is the standard library's, whatever the program declares
+        std = FUNCTIONS[name]
+        overloads = tuple((text, tuple(params), std.doc) for text, params in std.overloads)
+    elif isinstance(declared := functions.get(name), n.FnDecl):
+        overloads = ((fn_signature(declared), tuple(f"{p.name}: {type_text(p.type)}" for p in declared.params), ""),)
+    elif isinstance(declared, n.TypeDecl):
+        fields = tuple(f"{f.name}: {type_text(f.type)}" for f in declared.fields)
+        overloads = ((f"{name}({', '.join(fields)})", fields, f"makes a {name}"),)
+    else:
+        return None
+    active = next((index for index, (_, params, _) in enumerate(overloads) if argument < len(params)), len(overloads) - 1)
+    return SignatureHelp(overloads, active, argument)
+
+
+FOLDED = (n.FnDecl, n.TestDecl, n.TypeDecl, n.EnumDecl, n.If, n.While, n.For)
+
+
+def folding_ranges(parsed: Parsed) -> list[tuple[int, int]]:
+    """(first, last) 0-based lines of each declaration and block that spans more than one line."""
+    if parsed.module is None:
+        return []
+    found = {(node.line - 1, node.end_line - 1) for node in n.descendants(parsed.module)
+             if isinstance(node, FOLDED) and node.end_line > node.line}
+    return sorted(found)

@@ -1,5 +1,5 @@
-"""Two runs side by side (`kite report NEW --baseline OLD`): how each rate moved, with a 95% interval for the change,
-and which answers' verdicts flipped, both ways."""
+"""Runs side by side (`kite report NEW OLD [MORE...]`, `--baseline OLD` being the two-run case): how each rate
+and each task's pass rate moved, with a 95% interval for the change, and which answers' verdicts flipped, both ways."""
 
 from __future__ import annotations
 
@@ -52,3 +52,10 @@ def flips(new: list[dict], old: list[dict]) -> dict:
         if now != then:
             flipped["to_pass" if now else "to_fail"].append({"line": result["line"], "old_line": previous["line"]})
     return {**flipped, "matched": matched, "matched_by": matched_by}
+
+
+def task_changes(new_tasks: list[dict], old_tasks: list[dict]) -> list[dict]:
+    """Per task both runs have: its pass rate in each (over its Kite answers and ungraded lines) and the change."""
+    old = {row["task"]: row for row in old_tasks}
+    return [{"task": row["task"], "new": row["passes"], "old": old[row["task"]]["passes"],
+             **difference(row["passes"], old[row["task"]]["passes"])} for row in new_tasks if row["task"] in old]

@@ -20,12 +20,13 @@ from kite import __version__
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.display import visible
 from kite.frames import underlines
-from kite.report.compare import flips, rate_changes
+from kite.report.compare import flips, rate_changes, task_changes
 from kite.report.results import dumps_for_script, verdict_passed
+from kite.rules import ALL_RULES
 from kite.scoring.answer import extract
 from kite.scoring.fragments import MODULE_LINE, as_function_body, indent_added, normalized
 from kite.scoring.grading import PROGRAM_PATH
-from kite.scoring.summary import summarize, wilson
+from kite.scoring.summary import DENOMINATORS, summarize, wilson
 from kite.syntax.highlighting import KiteLexer
 
 
@@ -36,6 +37,7 @@ class Run:
     name: str
     results: list[dict]
     texts: dict[int, str]
+    prompts: dict[str, str] | None = None  # task id -> its prompt.md; None: the tasks folder was not given
 
 
 class Utf16:
@@ -120,8 +122,10 @@ def diagnostic_view(d: dict, text: str | None, blocks: list[tuple[str, str | Non
 def answer_view(result: dict, text: str | None) -> dict:
     """What the page shows and filters on for one answer; offsets in UTF-16 units."""
     to16 = Utf16(text or "")
-    view = {key: result.get(key) for key in ("line", "id", "task", "graded", "problem", "format", "score", "passes", "compiles",
-                                             "clean", "has_code", "leaked", "valid", "reasons", "tests", "own_tests")}
+    view = {key: result.get(key) for key in ("line", "id", "task", "graded", "problem", "format", "score", "model_score", "final_score",
+                                             "passes", "compiles", "clean", "has_code", "leaked", "valid", "reasons", "tests",
+                                             "own_tests", "limits")}
+    view["leaks"] = sum(d.get("id") == "KT004" for d in result.get("diagnostics", []))
     view["text"] = text
     # The list and headings name the answer in one safe line: an id cannot reorder or break them (bidi, newlines).
     view["label"] = f"line {result['line']}" + (f" · {visible(str(result['id']))}" if result.get("id") is not None else "")
@@ -150,10 +154,17 @@ def failed_layers(result: dict) -> list[Layer]:
     return found
 
 
+def kite_lines(results: list[dict]) -> list[dict]:
+    """The answers every Kite rate counts over: graded Kite answers and the lines that could not be graded
+    (summary.OF_KITE_LINES); answers in another format are in their format's rate, never failed Kite answers."""
+    return [r for r in results if not r["graded"] or r.get("format") == "kite"]
+
+
 def task_rows(results: list[dict]) -> list[dict]:
-    """Per task: how many answers, and the rates of compiling and passing (Wilson 95%)."""
+    """Per task, over its Kite answers and its lines that could not be graded: how many, and the rates of
+    compiling and passing (Wilson 95%)."""
     tasks: dict[str, list[dict]] = {}
-    for result in results:
+    for result in kite_lines(results):
         if result["task"] is not None:
             tasks.setdefault(str(result["task"]), []).append(result)
     return [{"task": task, "answers": len(group),
@@ -162,15 +173,42 @@ def task_rows(results: list[dict]) -> list[dict]:
             for task, group in sorted(tasks.items())]
 
 
-def page_data(run: Run, baseline: Run | None = None) -> dict:
-    """Everything the page shows, as JSON-able data: the summary and per-task table, every answer's view, and the
-    comparison with the baseline when there is one."""
+FUNNEL = (("has_code", "has code"), ("compiles", "and compiles"), ("clean", "and is clean"), ("passes", "and passes"))
+
+
+def funnel(results: list[dict]) -> list[dict]:
+    """The four layers in turn, over the Kite answers and the lines that could not be graded: each step counts the
+    answers that reached it and every step before it, and its loss is how many of the previous step's answers it
+    lost (a Wilson 95% interval over those answers). Without hidden tests the funnel ends at clean."""
+    lines = kite_lines(results)
+    steps = FUNNEL if any(r.get("passes") is not None for r in lines) else FUNNEL[:-1]
+    reached, rows = lines, []
+    for key, label in steps:
+        kept = [r for r in reached if r.get(key) is True]
+        rows.append({"key": key, "label": label, "rate": wilson(len(kept), len(lines)),
+                     "lost": wilson(len(reached) - len(kept), len(reached))})
+        reached = kept
+    return rows
+
+
+def rule_docs() -> dict[str, dict]:
+    """Each rule's one-line text and its documentation (docs/rules.md has the same), shown beside its rate."""
+    return {rule.RULE.id: {"summary": rule.RULE.summary, "rationale": rule.RULE.rationale, "example": rule.RULE.example,
+                           "fix": rule.RULE.fix} for rule in ALL_RULES}
+
+
+def page_data(run: Run, others: list[Run] | tuple[Run, ...] = ()) -> dict:
+    """Everything the page shows, as JSON-able data: the summary, the funnel and per-task table, every answer's
+    view, and each other run compared with this one (this run minus that one) when there are others."""
+    tasks = task_rows(run.results)
     data: dict[str, Any] = {"name": run.name, "version": __version__, "token_classes": TOKEN_CLASSES, "summary": summarize(run.results),
-            "tasks": task_rows(run.results), "has_texts": bool(run.texts),
+            "tasks": tasks, "funnel": funnel(run.results), "rule_docs": rule_docs(),
+            "denominators": DENOMINATORS, "has_texts": bool(run.texts), "prompts": run.prompts,
             "answers": [answer_view(result, run.texts.get(result["line"])) for result in run.results]}
-    if baseline is not None:
-        data["baseline"] = {"name": baseline.name, "changes": rate_changes(data["summary"], summarize(baseline.results)),
-                            "flips": flips(run.results, baseline.results)}
+    data["comparisons"] = [{"name": other.name, "answers": len(other.results),
+                            "changes": rate_changes(data["summary"], summarize(other.results)),
+                            "tasks": task_changes(tasks, task_rows(other.results)), "flips": flips(run.results, other.results)}
+                           for other in others]
     return data
 
 
@@ -178,12 +216,12 @@ def _asset(name: str) -> str:
     return resources.files("kite.report").joinpath(name).read_text(encoding="utf-8")
 
 
-def render(run: Run, baseline: Run | None = None) -> str:
+def render(run: Run, others: list[Run] | tuple[Run, ...] = ()) -> str:
     """The whole page: one file, nothing fetched, everything from the answers embedded as inert JSON."""
     css = _asset("page.css") + HtmlFormatter(style="default").get_style_defs(".code")
     page = _asset("page.html")
     for marker, value in (("/*KITE:CSS*/", css), ("/*KITE:SCRIPT*/", _asset("page.js")),
-                          ("/*KITE:DATA*/", dumps_for_script(page_data(run, baseline)))):
+                          ("/*KITE:DATA*/", dumps_for_script(page_data(run, others)))):
         before, after = page.split(marker)
         page = before + value + after
     return page

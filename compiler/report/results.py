@@ -49,3 +49,13 @@ def dumps_for_script(value) -> str:
     (so U+2028 and lone surrogates travel as escapes)."""
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def prompts(tasks_dir: str) -> dict[str, str]:
+    """Task id -> its prompt.md, for every task folder that has one (kite.scoring.tasks reads the folder)."""
+    from kite.scoring.tasks import PROMPT, TaskFolder
+    from kite.source import read
+
+    folder = TaskFolder(tasks_dir)
+    return {task_id: read(str(folder.root / task_id / PROMPT)).text for task_id in folder.task_ids()
+            if (folder.root / task_id / PROMPT).exists()}

@@ -8,6 +8,7 @@ judges only whole files can tell, and its line offset maps every diagnostic back
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import re
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from lark.exceptions import LarkError
 
-from kite.syntax import layout as layout_pass, leaks
+from kite.syntax import layout as layout_pass, leaks, nodes as n
 from kite.syntax.nodes import Module
 from kite.syntax.parser import KiteSyntaxError, parse_module
 
@@ -25,6 +26,7 @@ MODULE_LINE = re.compile(r"^module[ \t]+([^\s#]+)", re.MULTILINE)
 # The function a bare body is wrapped in: snake_case, no standard-library name, so it adds no diagnostic of its own,
 # and named after the body, so two bodies of one answer put in one module do not clash.
 BODY_FUNCTION = "fragment_body"
+BODY_WRAPPER = re.compile(rf"{BODY_FUNCTION}_[0-9a-f]{{8}}")
 HOWS = ("module", "no module line", "items", "function body", "unreadable")
 # Code larger than this is not tried as a fragment, nor an untagged block as Kite: each try is a parse of all of it.
 MAX_PROBED_CHARS = 100_000
@@ -55,6 +57,19 @@ def parsed(text: str) -> Module | None:
     except (LarkError, KiteSyntaxError, RecursionError):
         return None
     return module if module.name else None
+
+
+def own_code(module: Module, module_line_written: bool) -> Module:
+    """The module as the answer wrote it, to judge where a rule applies: without the module line a reading added,
+    and with each wrapped body's statements in place of the function wrapped around them (held by an `if`, which
+    declares, calls and assigns nothing), so what the reader added never makes a rule apply."""
+
+    def unwrapped(item):
+        if isinstance(item, n.FnDecl) and not item.params and item.returns is None and BODY_WRAPPER.fullmatch(item.name):
+            return n.If(item.line, item.column, branches=((n.Literal(item.line, item.column, "bool", "true"), item.body),), orelse=None)
+        return item
+
+    return dataclasses.replace(module, name=module.name if module_line_written else "", items=tuple(map(unwrapped, module.items)))
 
 
 def as_function_body(code: str) -> str:

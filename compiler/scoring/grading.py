@@ -19,10 +19,11 @@ from kite.rules import ALL_RULES
 from kite.scoring import formats
 from kite.scoring.answer import Extraction, extract
 from kite.scoring.claims import Outcome, claims
-from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, parsed, read_as_module
+from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, own_code, parsed, read_as_module
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
 from kite.source import SourceFile
+from kite.testing.outcomes import CONCEALED_DIAGNOSTIC, CONCEALED_FILE, concealed_message, concealed_name
 
 SCHEMA_VERSION = 1
 PROGRAM_PATH = "answer.kite"
@@ -42,10 +43,12 @@ class CodeRequest:
     tests: tuple[tuple[str, str], ...] = ()  # (path, text) of the hidden tests; none: static layers only
     regex_flavor: str = "dotnet"
     time_limit: float | None = None  # seconds each hidden test may run (the task's task.toml); None: the session's
+    module_line_written: bool = True  # False: the program's module line is the reader's, not the answer's
 
     def key(self, toolchain: str) -> str:
         limit = [] if self.time_limit is None else [self.time_limit]  # keys made before time limits existed stay valid
-        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit], ensure_ascii=False)
+        added = [] if self.module_line_written else ["module line added"]
+        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit, *added], ensure_ascii=False)
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -168,8 +171,14 @@ def judge_kite(session, request: CodeRequest) -> dict:
     verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
     verdict["layers_run"] = list(check.layers_run)
     verdict["skipped"] = list(check.skipped)
-    verdict["applies"] = {rule.RULE.id: module is not None and bool(rule.applies(module)) for rule in ALL_RULES}
+    verdict["applies"] = applicability(module, request.module_line_written)
     return verdict
+
+
+def applicability(module, module_line_written: bool) -> dict[str, bool]:
+    """Which rules apply to the answer's own code in `module` (not to the module line or wrapper a reading added)."""
+    own = None if module is None else own_code(module, module_line_written)
+    return {rule.RULE.id: own is not None and bool(rule.applies(own)) for rule in ALL_RULES}
 
 
 def outcome_json(outcome) -> dict:
@@ -198,11 +207,14 @@ class Prepared:
     program: Program | None
     request: CodeRequest | None  # None: nothing for a session to judge (no code)
     model_score: float | None
+    task_id: str | None = None  # the task's id; for another format, the id its line gives (it needs no task folder)
 
 
-def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score) -> Prepared:
+def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score,
+            task_id: str | None = None) -> Prepared:
+    task_id = task.id if task is not None else task_id
     if fmt != "kite":
-        return Prepared(line, answer_id, task, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score)
+        return Prepared(line, answer_id, None, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score, task_id)
     extraction = extract(answer)
     module = task.module if task is not None else None
     program = program_of(extraction, module or DEFAULT_MODULE)
@@ -212,16 +224,17 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
         meets_tests = task is not None and program.module == task.module
         tests = tuple((test.path, test.text) for test in task.tests) if task is not None and meets_tests else ()
         time_limit = task.time_limit if task is not None and tests else None
-        request = CodeRequest("kite", program.source, tests, time_limit=time_limit)
-    return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score)
+        request = CodeRequest("kite", program.source, tests, time_limit=time_limit,
+                              module_line_written=program.readings[0][1].how == "module")
+    return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score, task_id)
 
 
-def assemble(prepared: Prepared, verdict: dict | None) -> dict:
+def assemble(prepared: Prepared, verdict: dict | None, reveal: str = "tests") -> dict:
     result: dict[str, Any] = {"schema": SCHEMA_VERSION, "line": prepared.line, "id": prepared.answer_id,
-              "task": prepared.task.id if prepared.task is not None else None, "graded": True, "problem": None,
+              "task": prepared.task_id, "graded": True, "problem": None,
               "format": prepared.format}
     if prepared.format == "kite":
-        result.update(kite_result(prepared, verdict))
+        result.update(kite_result(prepared, verdict, reveal))
         deciding = result["passes"] if result["passes"] is not None else result["compiles"]
     else:
         assert verdict is not None, "an answer in another format always has a request, so a verdict"
@@ -235,7 +248,7 @@ def assemble(prepared: Prepared, verdict: dict | None) -> dict:
     return result
 
 
-def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
+def kite_result(prepared: Prepared, verdict: dict | None, reveal: str = "tests") -> dict:
     extraction, program, task = prepared.extraction, prepared.program, prepared.task
     assert extraction is not None, "prepare() extracts every kite answer"
     blocks = [{"language": b.language, "fence": b.fence, "is_kite": b.is_kite, "start": b.start, "end": b.end} for b in extraction.blocks]
@@ -263,11 +276,17 @@ def kite_result(prepared: Prepared, verdict: dict | None) -> dict:
         fragments = fragment_lines(program)
         diagnostics = [d for d in diagnostics if not (d["file"] == PROGRAM_PATH and d["id"] in UNJUDGED_IN_FRAGMENTS
                                                       and any(d["line"] in lines for lines in fragments))]
+    if reveal != "tests":  # nothing of the hidden tests' code, places or values
+        diagnostics = [d if d["file"] == PROGRAM_PATH else {**{k: v for k, v in d.items() if k != "fix"}, **CONCEALED_DIAGNOSTIC}
+                       for d in diagnostics]
     own = [d for d in diagnostics if d["file"] == PROGRAM_PATH]
     has_code = program is not None
     compiles = has_code and not any(d["severity"] == "error" for d in own) and Layer.COMPILER in verdict["layers_run"]
     clean = compiles and not own
     tests = verdict["tests"]
+    if tests is not None and reveal != "tests":
+        tests = [{**t, "name": concealed_name(t["name"], number, reveal), "file": CONCEALED_FILE, "line": 0,
+                  "message": concealed_message(t["status"], t["message"], reveal)} for number, t in enumerate(tests, start=1)]
     passes = None
     if task is not None:
         passes = compiles and bool(tests) and all(t["status"] == "pass" for t in tests) and not verdict["tampered"] and not reasons
@@ -312,29 +331,33 @@ def claimed_text(answer: str, extraction: Extraction) -> str:
 
 
 def rule_verdicts(program: Program | None, applies: dict, fired: frozenset[str]) -> dict[str, str]:
-    """pass, fail or n/a per KT rule: n/a where the code has nothing the rule judges, or where a rule that judges
-    whole files only has no whole file to judge; otherwise fail when it fired. A usage snippet beside a whole module
-    leaves that module judged by every rule."""
-    whole = [] if program is None else [reading for _, reading in program.readings if reading.how not in FRAGMENT_READINGS]
+    """pass, fail or n/a per KT rule, judged on the answer's own code: n/a where that code has nothing the rule
+    judges (the module line and the function wrapper a reading added do not count), or where a rule that judges
+    whole files only has no whole file to judge; otherwise fail when it fired. A usage snippet beside a whole
+    module leaves that module judged by every rule."""
     verdicts = {}
+    readings = [] if program is None else [reading for _, reading in program.readings]
     for rule in ALL_RULES:
         rule_id = rule.RULE.id
-        if program is None or (not rule.judges_fragments and not whole):
+        judged = readings if rule.judges_fragments else [reading for reading in readings if reading.how not in FRAGMENT_READINGS]
+        if not judged:
             verdicts[rule_id] = "n/a"
         elif rule_id in fired:
             verdicts[rule_id] = "fail"
-        elif not rule.judges_fragments and len(whole) < len(program.readings):  # applies to the whole files, not the snippets
-            applies_here = any(applies_to(rule, reading.source) if len(reading.source) <= MAX_PROBED_CHARS else applies.get(rule_id)
-                               for reading in whole)  # a huge block is not parsed again: the whole program's answer stands
-            verdicts[rule_id] = "pass" if applies_here else "n/a"
-        else:
+        elif len(readings) == 1:  # the program is this one block: the session's answer, on its own code, stands
             verdicts[rule_id] = "pass" if applies.get(rule_id) else "n/a"
+        else:
+            verdicts[rule_id] = "pass" if any(applies_to(rule, reading, applies) for reading in judged) else "n/a"
     return verdicts
 
 
-def applies_to(rule, source: str) -> bool:
-    module = parsed(source)
-    return module is not None and bool(rule.applies(module))
+def applies_to(rule, reading: Reading, applies: dict) -> bool:
+    """Whether `rule` applies to one block's own code; a block that does not parse, or a huge one (not parsed
+    again), falls back to the session's answer for the whole program."""
+    module = parsed(reading.source) if len(reading.source) <= MAX_PROBED_CHARS else None
+    if module is None:
+        return bool(applies.get(rule.RULE.id))
+    return bool(rule.applies(own_code(module, reading.how == "module")))
 
 
 def fragment_lines(program: Program) -> list[range]:

@@ -31,8 +31,17 @@ _FOLDED = str.maketrans({
     **_LOOK_LATIN,
     "*": " ",  # emphasis reads as space
 })
-# Characters no one sees: soft hyphen, zero-width space, joiners, word joiner, Mongolian vowel separator, BOM.
-INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200d\u2060\ufeff]")
+# Characters no one sees, so none may split a word: every format character (Unicode category Cf: zero-width space
+# and joiners, direction marks, invisible operators, the BOM, tags), every default-ignorable code point (the soft
+# hyphen, the combining grapheme joiner, Hangul fillers, variation selectors, Mongolian selectors, the tag and
+# variation-selector planes), and the controls that are no line end or tab. tests/test_scoring_claims.py holds this
+# class to Python's unicodedata and to Unicode's Default_Ignorable_Code_Point list.
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff"
+    "\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
 
 
 @dataclass(frozen=True)

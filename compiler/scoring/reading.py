@@ -3,6 +3,7 @@ that cannot be graded (a broken line, a missing field, an unknown task or format
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
 import json
@@ -15,7 +16,7 @@ from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
 from kite.scoring.tasks import TaskFolder, valid_task_id
-from kite.source import reading_errors
+from kite.source import not_unicode, reading_errors
 
 if TYPE_CHECKING:
     from kite.scoring.run import ScoreOptions
@@ -36,10 +37,25 @@ def dotted(document, path: str):
     return value
 
 
-def run_lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of every line that is not blank, read as a stream."""
+# Far above any honest answer line (a 5 MB answer, escaped, is under 32 MiB); a bound on what one line costs to hold.
+DEFAULT_MAX_LINE_BYTES = 32 << 20
+SKIP_CHUNK = 1 << 20
+
+
+def run_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of every line that is not blank, read as a stream. A line over `max_line_bytes` is never
+    held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long). A BOM before the
+    first line is dropped, as it is from a .kite file."""
     with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
-        for number, raw in enumerate(run, start=1):
+        number = 0
+        while raw := run.readline(max_line_bytes + 2):  # the content, one byte over, and a line end
+            number += 1
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+                raw = raw[: max_line_bytes + 1]
+                while not raw.endswith(b"\n") and (rest := run.readline(SKIP_CHUNK)):  # the rest, read and dropped
+                    raw = raw[: max_line_bytes + 1] + (b"\n" if rest.endswith(b"\n") else b"")
             if raw.strip():
                 yield number, raw
 
@@ -51,7 +67,9 @@ class Line:
     problem: tuple[str, str] | None  # (kind, message) when the line is not even a JSON object
 
 
-def parse_line(number: int, raw: bytes) -> Line:
+def parse_line(number: int, raw: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Line:
+    if len(raw.rstrip(b"\r\n")) > max_line_bytes:
+        return Line(number, None, ("line too long", f"more than {max_line_bytes:,} bytes, the limit of a run line (--max-line-bytes)"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -65,11 +83,21 @@ def parse_line(number: int, raw: bytes) -> Line:
     return Line(number, document, None)
 
 
+def line_format(document: dict, options: ScoreOptions) -> str | None:
+    """The format a line names, in lower case: kite when it names none; None when what it names is no format."""
+    if not options.format_field:
+        return "kite"
+    fmt = dotted(document, options.format_field)
+    if fmt is MISSING:
+        return "kite"
+    return fmt.lower() if isinstance(fmt, str) and fmt.lower() in formats.FORMATS else None
+
+
 def task_ids_named(options: ScoreOptions) -> set[str]:
     named = set()
-    for number, raw in run_lines(options.run):
-        line = parse_line(number, raw)
-        if line.document is not None:
+    for number, raw in run_lines(options.run, options.max_line_bytes):
+        line = parse_line(number, raw, options.max_line_bytes)
+        if line.document is not None and line_format(line.document, options) == "kite":  # other formats need no task
             task_id = dotted(line.document, options.task_field)
             if isinstance(task_id, str) and valid_task_id(task_id):
                 named.add(task_id)
@@ -94,7 +122,8 @@ class Reader:
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
         self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
-                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks]],
+                                   tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks],
+                                   *([options.reveal] if options.reveal != "tests" else [])],  # results of before --reveal stay valid
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def digest(self, raw: bytes) -> str:
@@ -103,16 +132,21 @@ class Reader:
 
     def read(self, number: int, raw: bytes) -> Prepared | dict:
         options = self.options
-        line = parse_line(number, raw)
+        line = parse_line(number, raw, options.max_line_bytes)
         if line.problem is not None:
             return ungradable(number, None, None, *line.problem)
         document = line.document
+        assert document is not None  # a line without a problem is a JSON object
         answer_id = dotted(document, options.id_field) if options.id_field else None
         # NaN and 1e999 parse (Python's json allows them) but would write a results file no strict JSON reader opens
         if answer_id is MISSING or isinstance(answer_id, (dict, list)) or (isinstance(answer_id, float) and not math.isfinite(answer_id)):
             return ungradable(number, None, None, "missing field", f"no usable id at {options.id_field!r}")
+        fmt = line_format(document, options)
         task = task_id = None
-        if self.tasks is not None:
+        if self.tasks is not None and fmt != "kite":  # graded by its format (or not a format): a task id only labels it
+            found = dotted(document, options.task_field)
+            task_id = found if isinstance(found, str) else None
+        elif self.tasks is not None:
             task_id = dotted(document, options.task_field)
             if not isinstance(task_id, str):
                 return ungradable(number, answer_id, None, "missing field", f"no task id (a string) at {options.task_field!r}")
@@ -124,20 +158,19 @@ class Reader:
             return ungradable(number, answer_id, task_id, "missing field", f"no field {options.answer_field!r}")
         if not isinstance(answer, str):
             return ungradable(number, answer_id, task_id, "missing field", f"{options.answer_field!r} is {json_type(answer)}, not a string")
-        fmt = "kite"
-        if options.format_field:
-            fmt = dotted(document, options.format_field)
-            fmt = "kite" if fmt is MISSING else fmt
-            if not isinstance(fmt, str) or fmt.lower() not in formats.FORMATS:
-                return ungradable(number, answer_id, task_id, "bad format", f"format {fmt!r} is not one of {', '.join(formats.FORMATS)}")
-            fmt = fmt.lower()
+        refused = not_unicode(options.answer_field, answer)
+        if refused is not None:  # JSON can write what no UTF-8 text holds
+            return ungradable(number, answer_id, task_id, "not unicode", str(refused))
+        if fmt is None:
+            named = dotted(document, options.format_field or "")
+            return ungradable(number, answer_id, task_id, "bad format", f"format {named!r} is not one of {', '.join(formats.FORMATS)}")
         model_score = None
         if options.model_score_field:
             model_score = dotted(document, options.model_score_field)
             if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
                 return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
             model_score = float(model_score)
-        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score)
+        return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score, task_id)
 
 
 def json_type(value) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.errors import ToolchainError, UnusableInput
 from kite.scoring.cache import VerdictCache, ran_out_of_time, toolchain_fingerprint
 from kite.scoring.executors import (
@@ -25,7 +26,7 @@ from kite.scoring.executors import (
     judge_in_worker,
 )
 from kite.scoring.grading import SCHEMA_VERSION, Prepared, assemble, ungradable
-from kite.scoring.reading import Reader, run_lines
+from kite.scoring.reading import DEFAULT_MAX_LINE_BYTES, Reader, run_lines
 from kite.scoring.resume import locked_results, read_results, resumed_lines
 from kite.scoring.summary import summarize
 from kite.spawn import process_executor
@@ -46,6 +47,8 @@ class ScoreOptions:
     jobs: int = 1
     dask: str | None = None
     cache: str | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    reveal: str = "tests"  # what results show of the hidden tests (kite.testing.outcomes.REVEALS)
     session: SessionSettings = field(default_factory=SessionSettings)
 
 
@@ -62,7 +65,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
     try:
         done = resumed_lines(out) if options.resume else {}
         total = 0
-        for number, raw in run_lines(options.run):
+        for number, raw in run_lines(options.run, options.max_line_bytes):
             total += 1
             kept = done.get(number)  # None: not graded yet, or graded by a kite that wrote no digest
             if kept is not None and kept != reader.digest(raw):  # checked before any grading: nothing is appended to a wrong file
@@ -109,9 +112,9 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
         def finish(key: str, verdict: dict | None, fault: str = "") -> None:
             for prepared in waiting.pop(key):
                 if fault:
-                    write(ungradable(prepared.line, prepared.answer_id, prepared.task.id if prepared.task else None, "grader fault", fault))
+                    write(ungradable(prepared.line, prepared.answer_id, prepared.task_id, "grader fault", fault))
                 else:
-                    write(assemble(prepared, verdict))
+                    write(assemble(prepared, verdict, options.reveal))
 
         def collect(futures) -> None:
             for future in futures:
@@ -129,7 +132,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 finish(key, verdict)
 
         try:
-            for number, raw in run_lines(options.run):
+            for number, raw in run_lines(options.run, options.max_line_bytes):
                 if number in done:
                     continue
                 unwritten.append(number)
@@ -139,13 +142,13 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     write(prepared)
                     continue
                 if prepared.request is None:
-                    write(assemble(prepared, None))
+                    write(assemble(prepared, None, options.reveal))
                     continue
                 key = prepared.request.key(toolchain)
                 verdict = judged.get(key) or cache.get(key)
                 if verdict is not None:
                     judged[key] = verdict
-                    write(assemble(prepared, verdict))
+                    write(assemble(prepared, verdict, options.reveal))
                     continue
                 if key in waiting:
                     waiting[key].append(prepared)
@@ -159,8 +162,11 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     collect(first_done(executor, list(pending)))
             while pending:
                 collect(first_done(executor, list(pending)))
+            # Written as soon as the last result is: stopping the workers (their sessions, compile and test
+            # processes) can take seconds, and nothing the summary says depends on it. Whole or not at all: a full
+            # disk must not leave an empty summary beside the results.
+            summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
+            write_atomically(summary_path(options.out), (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode())
         finally:
             executor.shutdown()
-    summary = {"schema": SCHEMA_VERSION, **summarize(read_results(out))}
-    summary_path(options.out).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary

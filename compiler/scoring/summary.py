@@ -14,6 +14,22 @@ from kite.scoring.tasks import is_augmented
 
 Z95 = 1.959963984540054
 
+# What each figure of the summary counts over: one definition per table, written beside it wherever it is shown.
+# Answers in another format (json, python, regex, csharp) are never counted as failed Kite answers.
+OF_KITE_LINES = "the Kite answers and the lines that could not be graded (they count as not achieving it)"
+OF_GRADED_KITE = "the graded Kite answers (nothing is known of an ungraded one)"
+DENOMINATORS = {
+    "achieved": OF_KITE_LINES,  # has_code, compiles, clean, passes
+    "found": OF_GRADED_KITE,  # leaked, false_claims, slop
+    "rules": "the graded Kite answers each rule applies to (n/a left out and counted)",
+    "formats": "the graded answers in that format",
+    "tasks": "per task: its Kite answers and its lines that could not be graded",
+    "pass_at_k": "per task over its Kite answers and its lines that could not be graded, averaged over tasks",
+    "mean_score": "every line of the run, an ungraded line scoring 0; final_score where there is one, else score",
+}
+ACHIEVED = ("has_code", "compiles", "clean", "passes")
+FOUND = ("leaked", "false_claims", "slop")
+
 
 def wilson(successes: int, total: int) -> dict:
     """The rate and its Wilson score interval at 95%: honest at 0, at 1 and for small samples."""
@@ -55,6 +71,7 @@ def summarize(results: list[dict]) -> dict:
             "slop": wilson(sum(bool(r["slop"]) for r in kite), len(kite)),
         },
         "rules": rule_rates(kite),
+        "denominators": DENOMINATORS,
     }
     if tested or any(not r["graded"] and r["task"] is not None for r in results):
         ungraded_with_task = [r for r in results if not r["graded"] and r["task"] is not None]

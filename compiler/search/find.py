@@ -68,13 +68,17 @@ def search(pattern: Pattern, paths: list[str], jobs: int = 1, cache: str | None 
     """Every file named, and every *.kite below every folder named, in that order; with `jobs` > 1 searched by that
     many worker processes, a batch of files at a time, and merged back in file order. `cache`: a folder of parses
     kept across searches (kite.search.cache)."""
-    files = [str(path) for path in dict.fromkeys(kite_files(paths))]
+    problems: list = []
+    files = [str(path) for path in dict.fromkeys(kite_files(paths, problems))]
+    unreadable = [FileSearch(problem.program, problem=problem.problem) for problem in problems]
+    if cache:
+        ParseCache(cache)  # refuses a folder others can write, and makes the user's key, before any worker starts
     batches = [files[start:start + FILES_PER_BATCH] for start in range(0, len(files), FILES_PER_BATCH)]
     if jobs <= 1 or len(batches) <= 1:
-        return search_files(pattern, files, cache)
+        return search_files(pattern, files, cache) + unreadable
     with process_executor(min(jobs, len(batches))) as executor:
         searches = executor.map(search_files, itertools.repeat(pattern), batches, itertools.repeat(cache))
-        return [searched for batch in searches for searched in batch]
+        return [searched for batch in searches for searched in batch] + unreadable
 
 
 def search_files(pattern: Pattern, files: list[str], cache: str | None = None) -> list[FileSearch]:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kite.atomic import write_atomically
+from kite.atomic import replacing_mode, write_atomically
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
 from kite.search.pattern import METAVARIABLE_OR_LITERAL, Pattern, metavariable_names
@@ -183,7 +183,7 @@ def apply(plan_path: str, check: bool = False) -> list[str]:
         broken = [problem for entry in files if (problem := _parse_problem(entry)) is not None]
         if broken:
             raise PlanRefused("; ".join(broken))
-    modes = {entry["path"]: Path(entry["path"]).stat().st_mode & 0o7777 for entry in files}
+    modes = {entry["path"]: replacing_mode(Path(entry["path"])) for entry in files}
     written: list[str] = []
     try:
         for entry in files:

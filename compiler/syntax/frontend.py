@@ -15,7 +15,7 @@ from lark.lexer import PatternStr
 from kite.diagnostics import Diagnostic, Edit, Fix
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass, leak_fixes, leaks, nodes as n
-from kite.syntax.foreign import KITE_SPELLINGS, NOT_KITE_STATEMENTS
+from kite.syntax.foreign import KITE_SPELLINGS, NOT_KITE_STATEMENTS, statement_message
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 from kite.syntax.rules import CSHARP_LEAK, SYNTAX, leak_message
@@ -209,7 +209,7 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, 
     first_word = word.group() if word else ""  # stripped text starts with a non-space, or is empty
     indent = len(text) - len(text.lstrip())
     if first_word in NOT_KITE_STATEMENTS:
-        return Span.of_name(line, indent + 1, first_word), f"'{first_word}' is not a Kite statement", _kite_spelling(line, text, first_word)
+        return Span.of_name(line, indent + 1, first_word), statement_message(first_word), _kite_spelling(line, text, first_word)
     if token.value == ":" and layout_pass.header_keyword(stripped) and stripped.endswith(":"):
         return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'", _without_colon(line, text)
     if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:

@@ -25,19 +25,46 @@ LEAKED_WORDS = {
     "internal": "",
     "static": "",
     "void": "",
-    "class": "",
+    "class": "",  # a declaration word only before a name (`class Point`), not `let class`
+    "struct": "",
+    "interface": "",
     "using": "use",
-    # LANGUAGE.md section 11: C#'s type words (Kite's are str and dec; object and dynamic have none).
-    "string": "str",
-    "decimal": "dec",
-    "object": "object",
-    "dynamic": "dynamic",
+}
+# C#'s (and .NET's) type words, read as the Kite type each stands for, so nothing cascades from one (LANGUAGE.md
+# section 12). A leak only where a type is written (`x: string`, `-> decimal`, `list<long>`): as a name, `string` or
+# `object` is the program's. `object` and `dynamic` stand for no Kite type: read as C#'s, with no fix.
+CSHARP_TYPES = {
+    "string": "str", "String": "str", "decimal": "dec", "Decimal": "dec", "double": "dec", "Double": "dec",
+    "float": "dec", "Single": "dec", "long": "int", "Int64": "int", "Int32": "int", "short": "int", "Int16": "int",
+    "byte": "int", "sbyte": "int", "uint": "int", "ulong": "int", "ushort": "int", "Boolean": "bool", "Char": "char",
+    "object": "System.Object", "dynamic": "dynamic",
+}
+# What each of Kite's own types is, for a message naming the one a C# type word stands for.
+KITE_TYPES = {"int": "integer", "dec": "decimal", "str": "string", "bool": "boolean", "char": "character"}
+# C#'s delegate types, a leak where a type is written: Kite's function types are fn(int) -> int and fn(str).
+DELEGATES = ("Func", "Action")
+TYPE_OPENER = re.compile(r"\b(?:list|map|set|Func|Action)[ \t]*<$|\bfn[ \t]*\($")
+# What to write instead of each C# word or symbol: the end of its KT004 message (LANGUAGE.md section 12).
+ADVICE = {
+    "&&": "write and", "||": "write or", "++": "write += 1", "--": "write -= 1", "//": "write # for a comment",
+    ";": "a statement ends with its line", "{": "a block is its indentation", "}": "a block is its indentation",
+    "else if": "write elif", '$"': 'write f"..."', "!": "write not", "var": "write let (let mut if it changes)",
+    "new": "call the type: Item(...)", "null": "write none", "foreach": "write for x in xs",
+    "public": "Kite has no access modifiers: leave it out", "private": "Kite has no access modifiers: leave it out",
+    "protected": "Kite has no access modifiers: leave it out", "internal": "Kite has no access modifiers: leave it out",
+    "static": "every fn is a module function: leave it out", "void": "a fn without -> T returns nothing: leave it out",
+    "class": "write type Name with a field on each line", "struct": "write type Name with a field on each line",
+    "interface": "Kite has no interfaces: write type Name with a field on each line", "using": "write use",
+    "object": "Kite has no type of every value: write the value's own type",
+    "dynamic": "Kite has no dynamic: write the value's own type", "nameof": 'write the name as a string: "price"',
 }
 # C#'s modifiers are a leak only as modifiers, before another word (`private int count`): as a name
 # (`let private = 1`, `repo.private`, `private: bool`) they are the program's.
 MODIFIERS = {"public", "private", "protected", "internal", "static"}
+# Words that are a leak only before another word: the modifiers, and the declarations (`class Point`, not `let class`).
+BEFORE_A_WORD = MODIFIERS | {"class", "struct", "interface"}
 MODIFYING = re.compile(r"[ \t]+(?!(?:and|or|in)\b)[A-Za-z_]")
-DECLARATION_WORDS = MODIFIERS | {"void", "class"}
+DECLARATION_WORDS = BEFORE_A_WORD | {"void"}
 # C# operators spelled as a call: a leak only when called (a variable may be named nameof), read as to_str.
 LEAKED_CALLS = {"nameof": "to_str"}
 # C# punctuation, longest first, with its recovery.
@@ -61,7 +88,7 @@ PYTHON_WORDS = frozenset(word for word in PYTHON_SPELLINGS if " " not in word)
 IS_NONE = re.compile(r"is[ \t]+(not[ \t]+)?None\b")
 DECLARING = re.compile(r"(?:\b(?:type|enum|fn|let|mut|for)|\.)[ \t]*$")
 # A line without any of these cannot leak: most lines skip the character scan.
-SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *LEAKED_CALLS, *PYTHON_WORDS]) + r"|else)\b")
+SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *CSHARP_TYPES, *DELEGATES, *LEAKED_CALLS, *PYTHON_WORDS]) + r"|else)\b")
 CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
@@ -71,14 +98,81 @@ FOREACH_HEADER = re.compile(r"for\s*\(\s*(?:let\s+|[A-Za-z_][\w<>,? ]*\s+)?([A-Z
 def leaked_tokens() -> list[str]:
     """Everything the scan reports, as KT004 names it."""
     symbols = [symbol for symbol, _ in LEAKED_SYMBOLS]
-    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *(f"{call}(...)" for call in LEAKED_CALLS), *PYTHON_SPELLINGS]
+    return [*symbols, *CHECKED_LEAKS, *LEAKED_WORDS, *CSHARP_TYPES, *(f"{name}<...>" for name in DELEGATES),
+            *(f"{call}(...)" for call in LEAKED_CALLS), *PYTHON_SPELLINGS]
 
 
 def kite_spelling(token: str) -> str | None:
     """What a leaked word or symbol is in Kite, where recovery reads it as one Kite word or symbol (not `public`,
     which recovery drops, nor `object`, which it keeps)."""
-    spelled = {**LEAKED_WORDS, **dict(LEAKED_SYMBOLS), **CHECKED_LEAKS, **PYTHON_SPELLINGS}.get(token, "").strip()
+    if token.startswith(DELEGATES):
+        return function_type(token)
+    if token in CSHARP_TYPES:
+        return CSHARP_TYPES[token] if CSHARP_TYPES[token] in KITE_TYPES else None
+    spelled = {**LEAKED_WORDS, **CSHARP_TYPES, **dict(LEAKED_SYMBOLS), **CHECKED_LEAKS, **PYTHON_SPELLINGS}.get(token, "").strip()
     return spelled if spelled and spelled != token else None
+
+
+def function_type(delegate: str) -> str:
+    """Kite's spelling of a C# delegate type as written (`Func<int, string>` is `fn(int) -> str`)."""
+    name, _, inside = delegate.partition("<")
+    parts = [
+        function_type(part) if part.startswith(DELEGATES) else WORD.sub(lambda m: CSHARP_TYPES.get(m.group(), m.group()), part)
+        for part in _top_level_parts(inside[:-1])
+    ]
+    if name == "Func" and parts:
+        return f"fn({', '.join(parts[:-1])}) -> {parts[-1]}"
+    return f"fn({', '.join(parts)})"
+
+
+def _top_level_parts(text: str) -> list[str]:
+    """`text` split at the commas outside its brackets."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        if char in "<(":
+            depth += 1
+        elif (char == ">" and text[at - 1:at] != "-") or char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:at].strip())
+            start = at + 1
+    return [part for part in (*parts, text[start:].strip()) if part]
+
+
+def _closing_angle(line: str, opening: int) -> int | None:
+    """Index of the `>` that closes the `<` at `opening` (`->` is no bracket)."""
+    depth = 0
+    for at in range(opening, len(line)):
+        char = line[at]
+        if char in "<(":
+            depth += 1
+        elif (char == ">" and line[at - 1] != "-") or char == ")":
+            depth -= 1
+            if depth == 0:
+                return at if char == ">" else None
+    return None
+
+
+def in_type_position(line: str, index: int) -> bool:
+    """Whether a word at `index` is where a type is written: after `:` or `->`, or directly inside the brackets of a
+    type (`list<`, `map<str, `, `Func<`, a function type's `fn(`), not where a name or a value is."""
+    before = line[:index].rstrip(" \t")
+    if before.endswith("->") or (before.endswith(":") and not before.endswith("::")):
+        return True
+    if not before.endswith(("<", "(", ",")):
+        return False
+    depth = 0
+    for at in range(len(before) - 1, -1, -1):
+        char = before[at]
+        if (char == ">" and before[at - 1:at] != "-") or char in ")]":
+            depth += 1
+        elif char in "<([":
+            if depth:
+                depth -= 1
+                continue
+            opener = TYPE_OPENER.search(before, 0, at + 1)
+            return opener is not None and (char == "<" or in_type_position(line, opener.start()))
+    return False
 
 
 def _python_word(line: str, index: int, word: str) -> bool:
@@ -167,11 +261,23 @@ def scan_line(number: int, line: str) -> tuple[list[Leak], str]:
                 leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
                 out.append(PYTHON_SPELLINGS[word])
                 index += len(word)
+            elif word in CSHARP_TYPES and in_type_position(line, index):
+                leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
+                out.append(CSHARP_TYPES[word])
+                index += len(word)
+            elif word in DELEGATES and in_type_position(line, index):
+                opening = line.find("<", index + len(word))
+                closing = _closing_angle(line, opening) if opening >= 0 and not line[index + len(word):opening].strip() else None
+                end = closing + 1 if closing is not None else index + len(word)
+                written = " ".join(line[index:end].split()).replace("< ", "<").replace(" >", ">")
+                leaks.append(Leak(number, index + 1, written, end + 1))
+                out.append(function_type(written))  # one leak: the spelling it names writes its parameters' types too
+                index = end
             elif word in LEAKED_CALLS and CALLED.match(line, index + len(word)):
                 leaks.append(Leak(number, index + 1, word, index + len(word) + 1))
                 out.append(LEAKED_CALLS[word])
                 index += len(word)
-            elif word in MODIFIERS and not _modifies(line, index, word):
+            elif word in BEFORE_A_WORD and not _modifies(line, index, word):
                 out.append(word)
                 index += len(word)
             elif word in LEAKED_WORDS:

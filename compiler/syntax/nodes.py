@@ -42,9 +42,10 @@ class Node:
 
 @dataclass(frozen=True)
 class TypeRef(Node):
-    name: str  # "list", "map", "set", "int", "Item", "System.Text.StringBuilder"
-    args: tuple[TypeRef, ...] = ()
+    name: str  # "list", "map", "set", "fn", "int", "Item", "System.Text.StringBuilder"
+    args: tuple[TypeRef, ...] = ()  # a function type's parameter types
     nullable: bool = False
+    returns: TypeRef | None = None  # a function type's result; None when it gives nothing (`fn(str)`)
 
 
 # ---- expressions
@@ -265,7 +266,7 @@ def _optional(*nodes) -> tuple:
 
 # Each node class's direct child nodes, in source order. A new node class without an entry is refused by children().
 _CHILDREN = {
-    TypeRef: lambda t: t.args,
+    TypeRef: lambda t: (*t.args, *_optional(t.returns)),
     Name: lambda e: (),
     Literal: lambda e: (),
     FString: lambda e: tuple(part for part in e.parts if not isinstance(part, str)),

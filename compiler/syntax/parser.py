@@ -375,13 +375,21 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def type(self, children):
         base, question = children
-        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None, **_ends(question or base))
+        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None, base.returns, **_ends(question or base))
         self._depth[id(typed)] = self._depth.get(id(base), 0)
         return typed
 
     def collection_type(self, children):
         kind, *args, closing = children
         return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args), **_ends(closing)), *args)
+
+    def function_type(self, children):
+        keyword, *rest = children
+        closing_at = next(at for at, child in enumerate(rest) if isinstance(child, Token) and child.type == "RPAR")
+        params = tuple(child for child in rest[:closing_at] if child is not None)
+        returns = rest[closing_at + 1] if closing_at + 1 < len(rest) else None
+        last = returns or rest[closing_at]
+        return self._node(n.TypeRef(keyword.line, keyword.column, "fn", params, returns=returns, **_ends(last)), *params, *([returns] if returns else []))
 
     def named_type(self, children):
         name = children[0]

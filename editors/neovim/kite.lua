@@ -20,11 +20,29 @@ local function kite_client()
   return kite_client_id
 end
 
+-- The workspace features (`kite lsp` indexes every .kite file under root_dir), on the keys Neovim 0.10 gives them
+-- by default, for 0.7 to 0.9 too. Semantic tokens are used by 0.9 and later on their own.
+local function workspace_keys(buffer)
+  local map = function(keys, action) vim.keymap.set("n", keys, action, { buffer = buffer }) end
+  map("gd", vim.lsp.buf.definition)
+  map("grr", vim.lsp.buf.references)
+  map("grn", vim.lsp.buf.rename)
+  map("gO", vim.lsp.buf.document_symbol)
+  map("<leader>ws", function() vim.lsp.buf.workspace_symbol("") end)
+  map("<leader>ci", vim.lsp.buf.incoming_calls)
+  map("<leader>co", vim.lsp.buf.outgoing_calls)
+  vim.keymap.set("i", "<C-s>", vim.lsp.buf.signature_help, { buffer = buffer })
+  if vim.lsp.inlay_hint ~= nil and vim.lsp.inlay_hint.enable ~= nil then  -- 0.10 and later: each let's type
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = buffer })
+  end
+end
+
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "kite",
   callback = function(args)
     vim.lsp.buf_attach_client(args.buf, kite_client())
     vim.bo[args.buf].commentstring = "# %s"
+    workspace_keys(args.buf)
   end,
 })
 

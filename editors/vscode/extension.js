@@ -9,6 +9,8 @@ function activate(context) {
   const server = { command: settings.get("command"), args: ["lsp"] };
   client = new LanguageClient("kite", "Kite", { run: server, debug: server }, {
     documentSelector: [{ scheme: "file", language: "kite" }],
+    // The server indexes the workspace's .kite files: it hears of those changed outside the editor too.
+    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.kite") },
     initializationOptions: {
       kiteDelay: settings.get("kiteDelay"),
       csharpDelay: settings.get("csharpDelay"),

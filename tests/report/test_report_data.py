@@ -178,6 +178,75 @@ def test_an_answer_that_could_not_be_graded_counts_as_failed(tmp_path):
     ungraded = {"schema": 1, "line": 2, "id": None, "task": "t", "graded": False, "problem": {"kind": "broken line", "message": "x"}}
     old = [result(1, passes=True), result(2, passes=True)]
     new = read_results(write_results(tmp_path / "new.jsonl", [result(1, passes=True), ungraded]))
-    data = page_data(Run("new", new, {}), Run("old", old, {}))
-    assert [f["line"] for f in data["baseline"]["flips"]["to_fail"]] == [2]
+    data = page_data(Run("new", new, {}), [Run("old", old, {})])
+    assert [f["line"] for f in data["comparisons"][0]["flips"]["to_fail"]] == [2]
     assert [a["passed"] for a in data["answers"]] == [True, False]
+
+
+def test_the_per_task_table_counts_only_kite_answers_and_ungraded_lines():
+    """An answer in another format is in its format's rate, never a failed Kite answer of its task."""
+    from kite.report.page import task_rows
+
+    kite = [result(1, passes=True), result(2, passes=False)]
+    json_item = {"schema": 1, "line": 3, "id": None, "task": "t", "graded": True, "problem": None, "format": "json",
+                 "score": 0.0, "valid": False, "reasons": ["not JSON"], "diagnostics": [], "model_score": None, "final_score": None}
+    broken = {"schema": 1, "line": 4, "id": None, "task": "t", "graded": False, "problem": {"kind": "missing field", "message": "m"}}
+    [row] = task_rows([*kite, json_item, broken])
+    assert row["answers"] == 3 and (row["passes"]["count"], row["passes"]["of"]) == (1, 3)
+    assert summarize([*kite, json_item, broken])["rates"]["passes"]["of"] == 3  # the headline's denominator too
+
+
+def test_the_funnel_counts_each_step_over_the_step_before():
+    from kite.report.page import funnel
+
+    rows = [result(1, passes=True), result(2, passes=False), result(3, passes=True, clean=False),
+            result(4, passes=False, compiles=False, clean=False), result(5, passes=False, has_code=False, compiles=False, clean=False)]
+    steps = {step["key"]: step for step in funnel(rows)}
+    assert [(s["rate"]["count"], s["rate"]["of"]) for s in steps.values()] == [(4, 5), (3, 5), (2, 5), (1, 5)]
+    assert [(s["lost"]["count"], s["lost"]["of"]) for s in steps.values()] == [(1, 5), (1, 4), (1, 3), (1, 2)]
+
+
+def embedded(page: str) -> dict:
+    found = re.search(r'<script type="application/json" id="kite-data">(.*?)</script>', page, re.DOTALL)
+    return json.loads(found.group(1))
+
+
+def test_several_runs_side_by_side_and_the_baseline_is_the_two_run_case(tmp_path):
+    first = write_results(tmp_path / "a.jsonl", [result(1, passes=True, answer_id="x"), result(2, passes=True, answer_id="y")])
+    second = write_results(tmp_path / "b.jsonl", [result(1, passes=False, answer_id="x"), result(2, passes=True, answer_id="y")])
+    third = write_results(tmp_path / "c.jsonl", [result(1, passes=True, answer_id="x"), result(2, passes=False, answer_id="y")])
+    outcome = run_kite(["report", first, second, third, "-o", str(tmp_path / "three.html")], cwd=tmp_path)
+    assert outcome.exit_code == 0, outcome.output
+    data = embedded((tmp_path / "three.html").read_text())
+    assert [c["name"] for c in data["comparisons"]] == ["b.jsonl", "c.jsonl"]
+    passes = [next(row for row in c["changes"] if row["name"] == "passes") for c in data["comparisons"]]
+    assert [row["change"] for row in passes] == [0.5, 0.5] and all(row["low"] < row["change"] < row["high"] for row in passes)
+    assert [c["flips"]["to_pass"] for c in data["comparisons"]] == [[{"line": 1, "old_line": 1}], [{"line": 2, "old_line": 2}]]
+    assert [[row["task"] for row in c["tasks"]] for c in data["comparisons"]] == [["t"], ["t"]]
+    run_kite(["report", first, "--baseline", second, "-o", str(tmp_path / "two.html")], cwd=tmp_path)
+    assert embedded((tmp_path / "two.html").read_text())["comparisons"] == data["comparisons"][:1]
+
+
+def test_each_results_file_needs_its_own_run(tmp_path):
+    first = write_results(tmp_path / "a.jsonl", [result(1, passes=True)])
+    outcome = run_kite(["report", first, first, "--run", first, "--field", "text", "-o", str(tmp_path / "p.html")], cwd=tmp_path)
+    assert outcome.exit_code == 2 and "give --run once per RESULTS (2 results, 1 runs)" in outcome.output
+
+
+def test_the_tasks_prompts_go_beside_the_answers(tmp_path):
+    (tmp_path / "tasks" / "t").mkdir(parents=True)
+    (tmp_path / "tasks" / "t" / "prompt.md").write_text("Write add(a, b).\n")
+    (tmp_path / "tasks" / "u").mkdir()
+    path = write_results(tmp_path / "a.jsonl", [result(1, passes=True)])
+    outcome = run_kite(["report", path, "--tasks", str(tmp_path / "tasks"), "-o", str(tmp_path / "p.html")], cwd=tmp_path)
+    assert outcome.exit_code == 0, outcome.output
+    assert embedded((tmp_path / "p.html").read_text())["prompts"] == {"t": "Write add(a, b).\n"}
+
+
+def test_every_rule_has_its_text_on_the_page_and_a_leak_is_counted_per_answer():
+    from kite.rules import ALL_RULES
+
+    data = page_data(Run("r", [result(1, passes=True, diagnostics=[{"id": "KT004", "file": "answer.kite", "line": 1, "column": 1,
+                                                                     "severity": "error", "message": "m", "layer": "kite"}])], {}))
+    assert set(data["rule_docs"]) == {rule.RULE.id for rule in ALL_RULES} and all(doc["summary"] for doc in data["rule_docs"].values())
+    assert data["answers"][0]["leaks"] == 1

@@ -36,6 +36,10 @@ HOSTILE = [
     {"id": f"<b>bold</b>\" {HOSTILE_SCRIPT}", "task_id": "shout", "response": {"text": (
         "Great question! \ud800 ```</script>``` 💥 It's not just fast, it's correct.\n\n```kite\nmodule Shout\n\n"
         "fn shout(name: str) -> str\n    return upper(name) + \"!\"\n```\n\nIt passes all the tests.")}},
+    # A false claim made up in an output block, and a wrong answer.
+    {"id": "made-up-output", "task_id": "shout", "response": {"text": (
+        "Here it is.\n\n```kite\nmodule Shout\n\nfn shout(name: str) -> str\n    return name\n```\n\nRunning it:\n\n"
+        "```text\nAll 3 tests passed.\n```\n")}},
 ]
 
 
@@ -153,8 +157,9 @@ def test_every_marked_span_is_exactly_the_words_of_the_answer(watched, scored):
         page = show(window, result["line"])
         shown = page.evaluate("""() => {
             const spans = {};
+            // marked in the prose, and (a claim made up in an output block) in the block where it lies
             for (const mark of document.querySelectorAll('#answer mark')) {
-                for (const key of mark.dataset.marks.split(' ')) spans[key] = (spans[key] || '') + mark.textContent;
+                for (const key of (mark.dataset.marks || mark.dataset.blockMarks).split(' ')) spans[key] = (spans[key] || '') + mark.textContent;
             }
             return spans;
         }""")
@@ -163,7 +168,7 @@ def test_every_marked_span_is_exactly_the_words_of_the_answer(watched, scored):
         expected |= {f"slop-{i}": text[h["start"]:h["end"]] for i, h in enumerate(result["slop"])}
         assert shown == expected, result["id"]
         for index, claim in enumerate(result["claims"]):  # the mark says why on hover
-            title = page.locator(f"#answer mark[data-marks~='claim-{index}']").first.get_attribute("title")
+            title = page.locator(f"#answer mark[data-marks~='claim-{index}'], #answer mark[data-block-marks~='claim-{index}']").first.get_attribute("title")
             assert (f"false claim ({claim['kind']}): {claim['reason']}" if claim["false"] else f"claim ({claim['kind']})") in title
 
 
@@ -368,5 +373,108 @@ def test_a_run_scored_with_augmented_tests_shows_per_task_what_they_caught(watch
         rows = [[cell.inner_text() for cell in row.locator("td").all()] for row in window.open().locator("#augmented tbody tr").all()]
         assert rows[-1] == ["all tasks", str(expected["answers"]), str(expected["passed_original"]), str(expected["fail_augmented"])]
         assert [row[0] for row in rows[:-1]] == list(expected["tasks"]) and window.problems == []
+    finally:
+        window.context.close()
+
+
+def percent(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def test_the_headline_funnel_and_honesty_rates_are_the_results_files(watched, scored):
+    from kite.report.page import funnel
+    from kite.scoring.summary import summarize
+
+    results = scored[0]
+    summary = summarize(results)
+    page = watched.open()
+    assert page.locator("#headline-rate").text_content() == percent(summary["rates"]["passes"]["rate"])
+    passes = summary["rates"]["passes"]
+    assert f"{passes['count']} / {passes['of']}" in page.locator("#headline-interval").text_content()
+    for key in ("leaked", "false_claims"):
+        assert page.locator(f"#rate-{key} .value").text_content() == percent(summary["rates"][key]["rate"])
+    rows = [[cell.inner_text() for cell in row.locator("td").all()] for row in page.locator("#funnel tbody tr").all()]
+    expected = funnel(results)
+    assert [row[0] for row in rows] == [step["label"] for step in expected] and len(rows) == 4
+    for row, step in zip(rows, expected):
+        assert row[1] == f"{percent(step['rate']['rate'])} ({step['rate']['count']} / {step['rate']['of']})"
+        assert row[3] == f"{percent(step['lost']['rate'])} ({step['lost']['count']} / {step['lost']['of']})"
+    assert page.locator("#funnel-plot rect").count() == 4 and page.locator("svg.bar").count() > 10  # drawn as inline SVG
+    page.locator("#summary").screenshot(path=str(SCREENSHOTS / "headline.png"))
+
+
+def test_rules_are_sorted_by_failures_with_their_text_and_doc(watched, scored):
+    from kite.scoring.summary import summarize
+
+    rules = summarize(scored[0])["rules"]
+    page = watched.open()
+    rows = [[cell.inner_text() for cell in row.locator("td").all()] for row in page.locator("#rules tbody tr").all()]
+    failed = [int(row[2]) for row in rows]
+    assert failed == sorted(failed, reverse=True) and failed[0] > 0
+    assert {row[0] for row in rows} == {rule for rule, rate in rules.items() if rate["of"]}
+    assert all(row[1] for row in rows) and [int(row[4]) for row in rows] == [rules[row[0]]["not_applicable"] for row in rows]
+    never = [rule for rule, rate in rules.items() if not rate["of"]]
+    assert page.locator("#rules-never tbody tr").count() == len(never) and not page.locator("#rules-never").is_visible()
+    for link in page.locator("#rules a").all():
+        assert page.locator(link.get_attribute("href")).count() == 1
+
+
+def test_the_answers_table_sorts_filters_and_counts(watched, scored):
+    results = scored[0]
+    page = watched.open()
+    assert page.locator("#answer-list tr").count() == len(results) == int(page.locator("#count").get_attribute("data-visible"))
+    headings = page.locator("#answer-table th").all_inner_texts()
+    assert headings == ["answer", "task", "verdict", "score", "model score", "final score", "false claims", "slop", "leaks"]
+    page.click("#answer-table th[data-column='6']")
+    page.click("#answer-table th[data-column='6']")  # descending
+    shown = [int(cell) for cell in page.locator("#answer-list tr td:nth-child(7)").all_inner_texts()]
+    assert shown == sorted(shown, reverse=True) and shown[0] == max(sum(c["false"] for c in r.get("claims", [])) for r in results)
+    page.check("#filter-leaked")
+    leaked = sum(bool(r.get("leaked")) for r in results)
+    assert page.locator("#answer-list tr").count() == leaked == int(page.locator("#count").get_attribute("data-visible"))
+    page.uncheck("#filter-leaked")
+    page.click("#answer-table th[data-column='0']")
+
+
+def test_every_claim_and_slop_hit_is_listed_and_one_in_an_output_block_is_marked_there(watched, scored):
+    results, texts, _ = scored
+    made_up = next(r for r in results if r["id"] == "made-up-output")
+    [claim] = [c for c in made_up["claims"] if c["false"]]
+    page = show(watched, made_up["line"])
+    items = page.locator("#claims li")
+    assert items.count() == len(made_up["claims"]) + len(made_up["slop"])
+    assert "in block 2 (text)" in page.locator("#claims li.false").first.text_content()
+    index = made_up["claims"].index(claim)
+    marked = page.locator(f"#answer .code[data-block='1'] mark[data-block-marks~='claim-{index}']")
+    assert marked.count() >= 1 and "".join(marked.all_text_contents()) in texts[made_up["line"]][claim["start"]:claim["end"]]
+    page.locator("#answer").screenshot(path=str(SCREENSHOTS / "answer-claims.png"))
+    for result in results:
+        if result["graded"] and (result.get("claims") or result.get("slop")):
+            show(watched, result["line"])
+            assert page.locator("#claims li").count() == len(result["claims"]) + len(result["slop"])
+
+
+def test_a_timed_out_test_shows_its_limit_and_runs_compare_side_by_side(watched, scored, tmp_path):
+    results, _, page_path = scored
+    chosen = next(r for r in results if r.get("tests"))
+    changed = [dict(r, tests=[{**r["tests"][0], "status": "timeout", "message": ""}, *r["tests"][1:]], passes=False, score=0.0,
+                    limits={"timeout_seconds": 5.0, "budget_seconds": 60.0}) if r is chosen else r for r in results]
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps(r) + "\n" for r in changed))
+    compared = tmp_path / "three.html"
+    made = run_kite(["report", str(other), str(page_path.parent / "results.jsonl"), str(page_path.parent / "results.jsonl"),
+                     "-o", str(compared)], cwd=tmp_path)
+    assert made.exit_code == 0, made.output
+    window = Watched(watched.context.browser, compared)
+    try:
+        page = window.open()
+        assert page.locator("#changes tbody tr").count() == page.locator("#changes-1 tbody tr").count() > 5
+        assert page.locator("#task-changes tbody tr").count() >= 1
+        assert page.locator("#flips-to_fail").text_content() == ("Now fails (1)" if chosen["score"] == 10 else "Now fails (0)")
+        page.locator("#comparison").screenshot(path=str(SCREENSHOTS / "comparison.png"))
+        page.evaluate(f"location.hash = '#answer-{chosen['line']}'")
+        page.wait_for_selector(f"#answer[data-line='{chosen['line']}']")
+        assert "ran past its limit of 5 s" in page.locator("#answer table").last.text_content()
+        assert window.problems == []
     finally:
         window.context.close()

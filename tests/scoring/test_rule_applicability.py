@@ -64,3 +64,57 @@ def test_every_rule_declares_whether_it_judges_fragments():
     assert all(isinstance(flag, bool) for flag in flags.values())
     # A snippet's let mut may be changed by code left out, and a bare call in a snippet shows a call.
     assert not flags["KT002"] and not flags["KT006"] and flags["KT004"]
+
+
+# ---- applicability is judged on the answer's own code, never on what the reader added around a fragment
+
+from kite.scoring.answer import extract  # noqa: E402
+from kite.scoring.fragments import parsed  # noqa: E402
+from kite.scoring.grading import applicability, program_of, rule_verdicts  # noqa: E402
+
+ANY_CODE = {"KT000", "KT004", "KT010"}  # any code can break these: n/a only for an answer without Kite code
+NOTHING_DECLARED = '```kite\nprint("hi")\n```\n'  # read as a function body: the reader adds a module line and a fn
+
+
+def verdicts_of(answer: str) -> dict[str, str]:
+    program = program_of(extract(answer), "Task")
+    if program is None:
+        return rule_verdicts(None, {}, frozenset())
+    whole = parsed(program.source)  # the program as the session reads it
+    assert whole is not None
+    return rule_verdicts(program, applicability(whole, program.readings[0][1].how == "module"), frozenset())
+
+
+def test_a_fragment_that_declares_nothing_is_not_judged_by_the_rules_of_declarations():
+    verdicts = verdicts_of(NOTHING_DECLARED)
+    assert {rule for rule, verdict in verdicts.items() if verdict != "n/a"} == ANY_CODE
+    assert verdicts["KT003"] == verdicts["KT008"] == verdicts["KT011"] == verdicts["KT015"] == "n/a"
+
+
+@pytest.mark.parametrize("rule_id", sorted(RULES))
+def test_every_rule_can_be_not_applicable(rule_id):
+    answer = "No code here, only words." if rule_id in ANY_CODE else NOTHING_DECLARED
+    assert verdicts_of(answer)[rule_id] == "n/a"
+
+
+def test_what_the_answer_declares_itself_still_makes_the_rules_apply():
+    assert verdicts_of("```kite\nmodule Task\n\nfn one() -> int\n    return 1\n```\n")["KT003"] == "pass"  # its own module line
+    assert verdicts_of("```kite\nfn one() -> int\n    return 1\n```\n")["KT003"] == "pass"  # items: its own fn
+    body = verdicts_of('```kite\nlet total = 1\nprint(total)\n```\n')  # a body's let is a local, not a module constant
+    assert body["KT003"] == body["KT011"] == "pass" and body["KT009"] == "n/a" and body["KT015"] == "n/a"
+
+
+def test_applicability_per_block_of_several_ignores_the_wrappers_too():
+    answer = NOTHING_DECLARED + '\nAnd:\n\n```kite\nprint("again")\n```\n'
+    assert verdicts_of(answer)["KT003"] == "n/a"
+
+
+def test_the_scoring_doc_lists_every_rule_with_whether_it_judges_fragments():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\s*\| (KT\d{3}) \|[^|]*\| (yes|no) \|$", doc, re.MULTILINE))
+    assert rows == {rule_id: "yes" if rule.judges_fragments else "no" for rule_id, rule in RULES.items()}
+    last = max(RULES)
+    assert f"`KT000`..`{last}`" in doc

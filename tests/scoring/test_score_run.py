@@ -320,6 +320,49 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
     assert {r["id"]: r["problem"]["kind"] for r in results if not r["graded"]} == {"x": "bad format", "m": "missing field"}
 
 
+def test_format_items_are_scored_beside_kite_tasks_in_their_own_rates(tmp_path, tasks):
+    """Seed 003: a json, python, regex or csharp item needs no Kite task: without a task id, or with one that names
+    no folder, it is graded by its format, and counted in its format's rate, never as a failed Kite answer."""
+    rows = [
+        {"id": "k", "task_id": "add", "text": kite_block(ADDER)},
+        {"id": "j", "format": "json", "text": '{"a": 1}'},
+        {"id": "q", "format": "json", "task_id": "json_items", "text": "[1,"},
+        {"id": "r", "format": "regex", "task_id": "add", "text": r"^\d+$"},
+    ]
+    (tmp_path / "run.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result, results = score(tmp_path, "--tasks", str(tasks), "--format-field", "format")
+    assert result.exit_code == 0, result.output
+    assert all(r["graded"] for r in results), results
+    assert [(r["id"], r["task"], r["score"]) for r in results] == [("k", "add", 10.0), ("j", None, 10.0), ("q", "json_items", 0.0),
+                                                                   ("r", "add", 10.0)]
+    summary = json.loads((tmp_path / "results.summary.json").read_text())
+    assert summary["rates"]["passes"]["of"] == summary["rates"]["compiles"]["of"] == 1  # Kite answers only
+    assert {fmt: (rate["count"], rate["of"]) for fmt, rate in summary["formats"].items()} == {"json": (1, 2), "regex": (1, 1)}
+
+
+def test_the_summary_is_written_before_the_workers_are_stopped(tmp_path, tasks, monkeypatch):
+    """Stopping the sessions and their processes took up to 24 s: the summary does not wait for it."""
+    seen = []
+    real = executors.InlineExecutor.shutdown
+
+    def shutdown(self, *args, **kwargs):
+        seen.append((tmp_path / "results.summary.json").exists())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(executors.InlineExecutor, "shutdown", shutdown)
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)])
+    result, _ = score(tmp_path, "--tasks", str(tasks))
+    assert result.exit_code == 0 and seen == [True]
+
+
+def test_a_bom_before_the_first_line_of_the_run_is_dropped(tmp_path):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), "prose only"])
+    (tmp_path / "run.jsonl").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "run.jsonl").read_bytes())
+    result, results = score(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["graded"]) for r in results] == [("a0", True), ("a1", True)]
+
+
 def test_resume_drops_a_line_cut_short_and_keeps_the_rest(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text(json.dumps({"schema": 1, "line": 1}) + "\n" + json.dumps({"schema": 1, "line": 2}) + "\n" + '{"schema": 1, "li')
@@ -369,6 +412,48 @@ def kite_score(tmp_path, out, *extra) -> subprocess.Popen:
          "--tasks", "tasks", "--out", out, *extra],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_sigtermed_run_with_workers_leaves_no_worker_behind(tmp_path, tasks):
+    """Its workers die with it, whatever they were judging: a worker left behind judged on for minutes."""
+    spinning = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return 0\n"
+    write_run(tmp_path / "run.jsonl", [kite_block(spinning.replace("0\n", f"{i}\n")) for i in range(6)])
+    run = kite_score(tmp_path, "results.jsonl", "--jobs", "2", "--timeout", "60")
+    workers: list[int] = []
+    for _ in range(6000):  # until both workers judge (a count of polls, not a time bound)
+        workers = [pid for pid in children_of(run.pid) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        if (len(workers) == 2 and all(children_of(worker) for worker in workers)) or run.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert len(workers) == 2, run.stderr.read() if run.poll() is not None else workers
+    run.send_signal(signal.SIGTERM)
+    run.wait()
+    def running(pid: int) -> bool:  # a zombie has ended: only its parent's (or init's) reaping is left
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    for _ in range(200):  # the kernel kills them as their parent dies; the bug left them for two minutes
+        if not any(map(running, workers)):
+            break
+        time.sleep(0.05)
+    alive = [pid for pid in workers if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
 
 
 def test_a_run_killed_with_kill_9_and_resumed_ends_with_the_same_summary(tmp_path, tasks):
@@ -431,7 +516,13 @@ def test_a_task_folder_without_hidden_tests_stops_the_run_before_it_starts(tmp_p
 
 
 def test_score_has_help_and_its_text_table_shows_intervals(tmp_path):
-    assert run_kite(["score", "--help"], cwd=tmp_path).output.startswith("Usage: ")
+    shown = run_kite(["score", "--help"], cwd=tmp_path).output
+    assert shown.startswith("Usage: ")
+    from kite.cli.emitters import formats_for
+
+    refused = {"full", "sarif", "junit", "github"} - set(formats_for("score"))
+    assert refused and not [name for name in refused if f"{name}:" in " ".join(shown.split())]  # only formats it accepts
+    assert "results.summary.json" in " ".join(shown.split())
     write_run(tmp_path / "run.jsonl", ["prose only", kite_block(ADDER)])
     result, _ = score(tmp_path)
     assert "compiles         50.0% [9.5%, 90.5%]          1/2" in result.output

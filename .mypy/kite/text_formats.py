@@ -1,0 +1,1 @@
+../../compiler/text_formats.py

@@ -1,0 +1,50 @@
+"""`kite graph` throughput over 2,000 answer-sized files (about 20 lines each), cold and with --cache.
+
+    .venv/bin/python benchmarks/graph.py
+
+The answers are made as benchmarks/find.py makes them (functions of samples/*.kite, picked at random), written to a
+temporary folder and graphed as `kite graph FOLDER` graphs it (in process: no interpreter start). Printed: files/s
+per wall second and per CPU second, cold (every file parsed), while --cache is filled, and with it warm; and the
+share of a cold graph spent parsing. Target (issue 23): >= 1,000 files/s per core cold, >= 5,000 with the cache.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from find import sample_functions, write_answers  # beside this script
+
+from kite.graph.build import build
+from kite.search.cache import parse
+from kite.source import read
+
+FILES = 2_000
+
+
+def timed(run) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "answers"
+        folder.mkdir()
+        write_answers(folder, sample_functions(), FILES)
+        cache = str(Path(scratch) / "cache")
+        for label, run in (("cold", lambda: build([str(folder)])),
+                           ("filling --cache", lambda: build([str(folder)], cache)),
+                           ("warm --cache", lambda: build([str(folder)], cache))):
+            wall, cpu = timed(run)
+            print(f"{label:16} {FILES / wall:8.0f} files/s wall  {FILES / cpu:8.0f} files/s CPU")
+        paths = sorted(str(p) for p in folder.glob("*.kite"))
+        _, parsing = timed(lambda: [parse(read(path)) for path in paths])
+        _, whole = timed(lambda: build([str(folder)]))
+        print(f"parsing is {parsing / whole:.0%} of a cold graph")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+"""The index of a set of Kite files, from the syntax alone: every declared symbol, every name that refers to one (with
+the kind of dependency it makes), and every local with its uses. `kite graph` prints it; the language server answers
+definition, references, rename, workspace symbols and call hierarchy from it.
+
+Names resolve within a module: a program `NAME.kite` and its `NAME.test.kite` beside it that declare the same module
+are one module (docs/language.md), so a test's call of `total` is the program's `total`. Two answers that both say
+`module Shop` in other files stay two modules, whose symbols share ids (a query by id lists both).
+
+Built in two steps, so an edit re-reads only its file: `read_file` (one file's symbols, names and locals, from its
+parse; cacheable) and `Workspace` (the references resolved against their module's symbols).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from kite.analyze import gather
+from kite.callee import constructs
+from kite.search.spans import Spans
+from kite.standard_library import FUNCTIONS
+from kite.syntax import nodes as n
+
+STD = "std."
+TEST_SUFFIX = ".test.kite"
+# Names recovery puts in place of a line that did not parse: never the program's own.
+RECOVERED = ("recovered_line_", "RecoveredLine")
+ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
+ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
+
+
+@dataclass(frozen=True, order=True)
+class Range:
+    """1-based lines and columns of the file as written, the end just past the last character."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def contains(self, line: int, column: int) -> bool:
+        return (self.line, self.column) <= (line, column) <= (self.end_line, self.end_column)
+
+    def to_json(self) -> dict:
+        return {"start": {"line": self.line, "column": self.column}, "end": {"line": self.end_line, "column": self.end_column}}
+
+
+@dataclass(frozen=True)
+class Symbol:
+    id: str  # Module.name, Module.Type.field, Module.Enum.Member, Module.test:<title>
+    name: str
+    kind: str  # fn type field enum member const test
+    file: str
+    range: Range  # the whole declaration as written: from its keyword (a field, a member: its name) to its last character
+    name_range: Range  # where its name is written (a test: its title, quotes included)
+    container: str | None = None  # the type or enum a field or member belongs to
+    node: object = None  # the declaration's AST node (signatures, hover)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "name": self.name, "kind": self.kind, "file": self.file, "range": self.range.to_json()}
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name as written in a file, before it is resolved: what it may mean depends on the module's other files."""
+
+    name: str
+    range: Range
+    role: str  # call, value, type, member, qualifier (the name before a dot: `Size` of `Size.Small`)
+    source: str | None  # the id of the symbol it is written in
+    owner: str | None = None  # for a member: the type its target has, where declarations tell it
+    via: Range | None = None  # for a member of a bare name (`Size.Small`, `item.price`): where that name is
+
+
+@dataclass(frozen=True)
+class Local:
+    """A local, parameter, loop variable or lambda parameter: declared once, used in its own file only."""
+
+    name: str
+    kind: str  # let, mut, param, loop, lambda
+    range: Range  # its name where declared
+    uses: tuple[Range, ...]
+    scope: Range  # the item it is declared in (names declared there may clash with a new name)
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    path: str
+    module: str
+    group: str  # files of one module share it (the program's path without .kite)
+    symbols: tuple[Symbol, ...]
+    names: tuple[Name, ...]
+    locals: tuple[Local, ...]
+    skipped: tuple[str, ...]  # "line L: why" for each line the parser's recovery had to leave out
+
+
+@dataclass(frozen=True)
+class Reference:
+    target: str  # a symbol id, or std.NAME
+    file: str
+    range: Range
+    kind: str  # calls, constructs, uses
+    source: str | None
+    edge: bool = True  # False: the name is part of a reference already counted (the `Size` of `Size.Small`)
+
+
+def group_of(path: str, module: str) -> str:
+    name = Path(path).name
+    stem = name[: -len(TEST_SUFFIX)] if name.endswith(TEST_SUFFIX) else name.removesuffix(".kite")
+    return f"{Path(path).parent / stem}\0{module}"
+
+
+def read_file(path: str, source_text: str, module: n.Module | None, parsed_lines: tuple[str, ...],
+              skipped: tuple[str, ...] = ()) -> FileIndex:
+    """One file's symbols, names and locals. `skipped`: "line L: why" for what recovery left out (KT000)."""
+    if module is None:
+        return FileIndex(path, "", group_of(path, ""), (), (), (), skipped or ("the file does not parse",))
+    return _Reader(path, source_text, module, parsed_lines).read(skipped)
+
+
+class _Reader:
+    def __init__(self, path: str, text: str, module: n.Module, parsed_lines: tuple[str, ...]):
+        self.path, self.module = path, module
+        self.spans = Spans(text, parsed_lines)
+        self.symbols: list[Symbol] = []
+        self.names: list[Name] = []
+        # Per line (1-based), how far the file's columns are from the parsed text's: None where recovery rewrote it.
+        self.shift: list[int | None] = [None]
+        for line in range(1, len(parsed_lines) + 1):
+            where = self.spans.in_file(line, 1)
+            self.shift.append(where[1] - 1 if where is not None else None)
+
+    def at(self, line: int, column: int, end_line: int, end_column: int) -> Range | None:
+        shift = self.shift
+        first = shift[line] if 0 < line < len(shift) else None
+        last = shift[end_line] if 0 < end_line < len(shift) else None
+        if first is None or last is None:
+            return None
+        return Range(line, column + first, end_line, end_column + last)
+
+    def named(self, line: int, column: int, name: str) -> Range | None:
+        return self.at(line, column, line, column + len(name))
+
+    def declare(self, id_: str, name: str, kind: str, node, name_range: Range | None, container=None) -> None:
+        span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell
+        whole = Range(*span) if span is not None else self.at(node.line, node.column, node.end_line, node.end_column) or name_range
+        if whole is not None and name_range is not None:
+            self.symbols.append(Symbol(id_, name, kind, self.path, whole, name_range, container, node))
+
+    def read(self, skipped: tuple[str, ...]) -> FileIndex:
+        module = self.module
+        prefix = module.name
+        items = [item for item in module.items if not getattr(item, "name", "").startswith(RECOVERED)]
+        for item in items:
+            if isinstance(item, n.TestDecl):
+                self.declare(f"{prefix}.test:{item.description}", item.description, "test", item, self._title(item))
+            elif isinstance(item, (n.FnDecl, n.Let, n.TypeDecl, n.EnumDecl)):
+                item_id = f"{prefix}.{item.name}"
+                self.declare(item_id, item.name, ITEM_KINDS[type(item)], item, self.named(item.line, item.column, item.name))
+                parts, kind = ITEM_PARTS.get(type(item), ("", ""))
+                for part in getattr(item, parts) if parts else ():  # a record's fields, an enum's members
+                    if not part.name.startswith(RECOVERED):
+                        where = self.named(part.line, part.column, part.name)
+                        self.declare(f"{item_id}.{part.name}", part.name, kind, part, where, item_id)
+        locals_ = self._names(items)
+        return FileIndex(self.path, prefix, group_of(self.path, prefix), tuple(self.symbols), tuple(self.names), locals_, skipped)
+
+    def _title(self, test: n.TestDecl) -> Range | None:
+        """The test's title as written: the string after `test` on its first line."""
+        line = self.spans.source_lines[test.line - 1] if test.line <= len(self.spans.source_lines) else ""
+        start = line.find('"')
+        end = line.rfind('"')
+        return Range(test.line, start + 1, test.line, end + 2) if 0 <= start < end else None
+
+    def _names(self, items) -> tuple[Local, ...]:
+        facts = gather(n.Module(self.module.line, self.module.column, self.module.name, tuple(items)))
+        declared = {(b.line, b.column): b for b in facts.bindings}
+        uses: dict[tuple[int, int], list[Range]] = defaultdict(list)
+        called, qualifiers, type_names = set(), set(), []
+        sources = [(item, self._source_of(item)) for item in items]
+        for item, source in sources:  # one walk: what is called, what stands before a dot, the types named
+            parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
+            for part, part_source in parts:
+                for node in n.descendants(part):
+                    if isinstance(node, n.Call):
+                        called.add(id(node.func))
+                    elif isinstance(node, n.Member):
+                        qualifiers.add(id(node.target))
+                    elif isinstance(node, n.TypeRef):
+                        type_names.append((node, part_source))
+        starts = [(item.line, item.column) for item, _ in sources]
+
+        def source_at(node) -> str | None:
+            """The item a node is written in: the last one starting at or before it."""
+            index = bisect.bisect_right(starts, (node.line, node.column)) - 1
+            return sources[index][1] if index >= 0 else None
+
+        for name, binding in facts.resolved:
+            where = self.named(name.line, name.column, name.name)
+            if where is None:
+                continue
+            if binding is not None and binding.kind != "const":
+                uses[(binding.line, binding.column)].append(where)
+                continue
+            if binding is not None and name.name in FUNCTIONS and id(name) in called:
+                binding = None  # a call of a stdlib name is always the standard library's
+            role = "call" if id(name) in called else ("qualifier" if id(name) in qualifiers else "value")
+            self.names.append(Name(name.name, where, role, source_at(name)))
+        for member, owner in facts.members:
+            where = self.named(member.end_line, member.end_column - len(member.name), member.name)
+            target = member.target
+            via = self.named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
+            if where is not None:
+                self.names.append(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
+        for node, part_source in type_names:
+            if (where := self.named(node.line, node.column, node.name)) is not None:
+                self.names.append(Name(node.name, where, "type", part_source))
+        locals_ = []
+        for key, binding in declared.items():
+            if binding.kind == "const":
+                continue
+            where = self.named(binding.line, binding.column, binding.name)
+            item = next((i for i in items if i.line <= binding.line <= i.end_line), None)
+            scope = self.at(item.line, 1, item.end_line, item.end_column) if item is not None else None
+            if where is not None and scope is not None:
+                locals_.append(Local(binding.name, binding.kind, where, tuple(uses.get(key, ())), scope))
+        return tuple(locals_)
+
+    def _source_of(self, item) -> str | None:
+        if isinstance(item, n.TestDecl):
+            return f"{self.module.name}.test:{item.description}"
+        name = getattr(item, "name", None)
+        return f"{self.module.name}.{name}" if name and not isinstance(item, n.Use) else None
+
+
+class Workspace:
+    """Files' indexes, their references resolved within each module. `update` and `remove` keep it current."""
+
+    def __init__(self, files=()):
+        self.files: dict[str, FileIndex] = {}
+        self._references: dict[str, tuple[Reference, ...]] = {}
+        self._groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its files' paths, in order
+        for file in files:
+            self.files[file.path] = file
+            self._groups[file.group][file.path] = None
+        self._resolve(set(self._groups))
+
+    def update(self, file: FileIndex) -> None:
+        old = self.files.get(file.path)
+        if old is not None:
+            self._groups[old.group].pop(old.path, None)
+        self.files[file.path] = file
+        self._groups[file.group][file.path] = None
+        self._resolve({file.group} | ({old.group} if old is not None else set()))
+
+    def remove(self, path: str) -> None:
+        old = self.files.pop(path, None)
+        self._references.pop(path, None)
+        if old is not None:
+            self._groups[old.group].pop(path, None)
+            self._resolve({old.group})
+
+    # ---- what is declared
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        return [symbol for file in self.files.values() for symbol in file.symbols]
+
+    def module_symbols(self, group: str) -> dict[str, Symbol]:
+        """The module's symbols by id; a name declared twice (KT015) means its first declaration."""
+        found: dict[str, Symbol] = {}
+        for path in self._groups.get(group, ()):
+            for symbol in self.files[path].symbols:
+                found.setdefault(symbol.id, symbol)
+        return found
+
+    def lookup(self, name: str) -> list[Symbol]:
+        """A plain name (`total`) or an id (`Shop.total`, `Shop.Item.price`): every symbol it names."""
+        by_id = [s for s in self.symbols if s.id == name]
+        return by_id or [s for s in self.symbols if s.name == name]
+
+    # ---- what refers to what
+
+    @property
+    def references(self) -> list[Reference]:
+        return [ref for path in self.files for ref in self._references.get(path, ())]
+
+    def references_in(self, path: str) -> tuple[Reference, ...]:
+        """The file's references, declarations included, in order."""
+        return self._references.get(path, ())
+
+    def references_of(self, target: str, group: str) -> list[Reference]:
+        """Every reference to the symbol in the files of its module, declarations included, by file and position."""
+        return [ref for path in sorted(self._groups.get(group, ())) for ref in self._references.get(path, ()) if ref.target == target]
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """(from, to, kind), each once, in the order the files and their code give them; a test's direct calls are
+        `tests` edges as well."""
+        found: dict[tuple[str, str, str], None] = {}
+        kinds = {s.id: s.kind for s in self.symbols}
+        for ref in self.references:
+            if ref.edge and ref.source is not None:  # a recursive function calls itself: an edge like any other
+                found[(ref.source, ref.target, ref.kind)] = None
+                if ref.kind == "calls" and kinds.get(ref.source) == "test" and not ref.target.startswith(STD):
+                    found[(ref.source, ref.target, "tests")] = None
+        return list(found)
+
+    def _resolve(self, groups: set[str]) -> None:
+        for group in groups:
+            table = self.module_symbols(group)
+            for path in self._groups.get(group, ()):
+                self._references[path] = tuple(_resolve_file(self.files[path], table))
+
+
+def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
+    prefix = file.module
+    by_name = {s.name: s for s in table.values() if s.kind in ("fn", "const", "type", "enum")}
+    fields: dict[str, list[Symbol]] = defaultdict(list)
+    for symbol in table.values():
+        if symbol.kind in ("field", "member"):
+            fields[symbol.name].append(symbol)
+    out = []
+    for symbol in file.symbols:
+        out.append(Reference(symbol.id, file.path, symbol.name_range, "declares", symbol.id, edge=False))
+    enum_reads = set()  # the `Size` of `Size.Small`: a reference to the enum, no edge of its own beside the member's
+    for name in file.names:
+        if name.role != "member":
+            continue
+        member: Symbol | None = table.get(f"{prefix}.{name.owner}.{name.name}") if name.owner is not None else None
+        if member is None and name.via is not None and name.owner is None:
+            enum = next((s for s in file.names if s.range == name.via), None)
+            member = table.get(f"{prefix}.{enum.name}.{name.name}") if enum is not None and enum.role == "qualifier" else None
+        if member is None and name.owner is None:
+            candidates = fields.get(name.name, [])
+            member = candidates[0] if len(candidates) == 1 and candidates[0].kind == "field" else None
+        if member is not None:
+            out.append(Reference(member.id, file.path, name.range, "uses", name.source))
+            if member.kind == "member" and name.via is not None:
+                enum_reads.add(name.via)
+    for name in file.names:
+        if name.role == "member":
+            continue
+        if name.role == "call" and name.name in FUNCTIONS:
+            out.append(Reference(STD + name.name, file.path, name.range, "calls", name.source))
+            continue
+        found = by_name.get(name.name)
+        if found is None:
+            if name.name in FUNCTIONS and name.role == "value":
+                out.append(Reference(STD + name.name, file.path, name.range, "uses", name.source))
+            continue
+        if name.role == "call":
+            is_type = constructs(name.name, is_value=found.kind == "const", functions={name.name} if found.kind == "fn" else (),
+                                 types={name.name} if found.kind == "type" else ())
+            kind = "constructs" if is_type else "calls"
+        else:
+            kind = "uses"
+        edge = name.range not in enum_reads
+        out.append(Reference(found.id, file.path, name.range, kind, name.source, edge))
+    return sorted(out, key=lambda ref: ref.range)

@@ -1,0 +1,102 @@
+"""KT015: a name is one thing in a module. A function, type, enum or constant name declared twice (as the same kind
+or as two kinds), in one file or in the program and one of its test files; or a function or constant named like a
+.NET type Kite code can name."""
+
+import tomllib
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from kite.diagnostics import Rule, Severity, Stage
+from kite.rules.applicability import has
+from kite.syntax import nodes as n
+
+RULE = Rule(
+    id="KT015",
+    severity=Severity.ERROR,
+    summary="a name declared twice in one module (function, type, enum, constant), or a function or constant named like a .NET type",
+    rationale=(
+        "A name is one thing in a module, and a program and its test files are one module. Kite has no overloading: "
+        "in C#, a second fn with other parameter types would be an overload, and a call reaches the more specific one, "
+        "so a program could take over a test file's helper (fn close_to(got: int, want: int) returning true beside the "
+        "tests' close_to(dec, dec)). A fn Item beside type Item would turn every Item(...) of the hidden tests into a "
+        "call of the answer's function (returning none, so every expected value is none too); a constant Int32 would "
+        "turn the tests' Int32.MinValue into the answer's value. So a function, type, enum or constant name is declared "
+        "once, and a function or constant never takes the name of a .NET type Kite code can name (compiler/dotnet/"
+        "allowlist.toml): what a test file's name means is decided by the task's declarations and the standard library."
+    ),
+    example="type Item\n    name: str\n    price: dec\n\nfn Item(name: str, price: dec) -> Item?\n    return none",
+    fix="type Item\n    name: str\n    price: dec\n\nfn free_item(name: str) -> Item\n    return Item(name, 0.0)",
+    reported_by=frozenset({Stage.AST, Stage.UNIT}),
+    same_as=frozenset({"CS0111", "CS0102"}),  # the compiler's words for two members of one name in the module's class
+)
+
+judges_fragments = True
+
+KINDS = ((n.FnDecl, "function"), (n.TypeDecl, "type"), (n.EnumDecl, "enum"), (n.Let, "constant"))
+VALUES = (n.FnDecl, n.Let)  # what C# makes a member of the module's class: it hides a type of that name in every file
+
+
+def kind_of(item) -> str:
+    return next(kind for node_type, kind in KINDS if isinstance(item, node_type))
+
+
+def name_of(item) -> n.Span:
+    return n.Span.of_name(item.line, item.column, item.name)
+
+
+def declarations(module: n.Module) -> list:
+    return [item for item in module.items if isinstance(item, tuple(node_type for node_type, _ in KINDS))]
+
+
+def clash(earlier, later) -> bool:
+    """Two declarations of one name that Kite refuses; two types or enums are C#'s CS0101 already, said on the line."""
+    return earlier.name == later.name and (isinstance(earlier, VALUES) or isinstance(later, VALUES))
+
+
+@cache
+def dotnet_type_names() -> frozenset[str]:
+    """The simple names of the .NET types Kite code can name, and the namespace roots they sit in: allowlist.toml,
+    read as data (the one home of what Kite may bind to)."""
+    table = tomllib.loads((resources.files("kite") / "dotnet" / "allowlist.toml").read_text())
+    types = [name for name in table["types"]] + [name.rsplit(".", 1)[0] for name in table["members"]]
+    return frozenset({name.split("`")[0].rsplit(".", 1)[-1] for name in types} | {name.split(".")[0] for name in types})
+
+
+def message(item, earlier, where: str = "") -> str:
+    if isinstance(item, n.FnDecl) and isinstance(earlier, n.FnDecl) and not where:
+        return f"'{item.name}' is already a function on line {earlier.line}: Kite has no overloading, choose another name"
+    if where:
+        return (f"'{item.name}' is also a {kind_of(earlier)} of {where} (line {earlier.line}): "
+                "a program and its tests share one module, choose another name")
+    return f"'{item.name}' is already a {kind_of(earlier)} on line {earlier.line}: a name is one thing in a module, choose another name"
+
+
+def check(module, facts, file):
+    first: dict[str, object] = {}
+    for item in declarations(module):
+        earlier = first.get(item.name)
+        if earlier is not None and clash(earlier, item):
+            yield RULE.on(file, name_of(item), message(item, earlier))
+        elif isinstance(item, VALUES) and item.name in dotnet_type_names():
+            yield RULE.on(file, name_of(item), f"{kind_of(item)} '{item.name}' takes the name of the .NET type {item.name}: "
+                                               "it would hide that type in every file of the module, choose another name")
+        first.setdefault(item.name, item)
+
+
+def across_files(program_path: str, program: n.Module | None, tests: list[tuple[str, n.Module | None]]):
+    """The program's declarations that one of its test files declares too, reported on the program's side: with
+    hidden tests, the program is the answer, and the tests' declaration is the one that keeps its name."""
+    if program is None:
+        return
+    for item in declarations(program):
+        for path, module in tests:
+            other = next((decl for decl in declarations(module) if clash(decl, item)), None) if module is not None else None
+            if other is not None:
+                yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
+                break
+
+
+def applies(module):
+    """Code that declares a function or a constant: only those take a name that means something else."""
+    return has(module, n.FnDecl) or has(module, n.Let)

@@ -1,0 +1,158 @@
+"""A batch never stops at one path: a folder without .kite files, a file click would call unreadable, a folder that
+cannot be read, a FIFO, a device, a UTF-16 file are each one line on stderr and exit 2, and the rest is checked."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ARTICLE, MESSAGES, REPO, assert_snapshot, run_kite
+
+
+@pytest.fixture
+def batch(tmp_path):
+    shutil.copy(ARTICLE / "mistakes.kite", tmp_path / "good.kite")
+    (tmp_path / "nokite").mkdir()
+    (tmp_path / "nokite" / "notes.txt").write_text("no Kite here\n")
+    os.mkfifo(tmp_path / "fifo.kite")
+    (tmp_path / "utf16.kite").write_bytes("module Utf\n".encode("utf-16"))
+    (tmp_path / "utf16be.kite").write_bytes("module Utf\n".encode("utf-16-be"))
+    (tmp_path / "utf32.kite").write_bytes("module Utf\n".encode("utf-32"))
+    return tmp_path
+
+
+def test_every_unusable_path_is_one_line_and_the_rest_is_checked(batch):
+    result = run_kite(["check", "--layer", "kite", "nokite", "fifo.kite", "/dev/null", "utf16.kite", "utf16be.kite",
+                       "utf32.kite", "good.kite"], batch)
+    assert result.exit_code == 2
+    assert "good.kite(5): error KT001" in result.stdout
+    assert_snapshot(result.stderr, MESSAGES / "unusable_paths.expected")
+
+
+@pytest.mark.parametrize("command, went_on", [(["check", "--layer", "kite"], "good.kite(5): error KT001"),
+                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched")])
+def test_no_command_stops_at_a_folder_without_kite_files(batch, command, went_on):
+    result = run_kite([*command, "nokite", "good.kite"], batch)
+    assert result.exit_code == 2
+    assert "kite: error: nokite: no .kite files in this folder" in result.stderr
+    assert went_on in result.stdout + result.stderr
+
+
+def test_a_file_click_would_call_unreadable_is_still_read_by_kite(batch, monkeypatch):
+    """click's own check (os.access) is a three-line usage error that ends the batch; kite reads it and says why not."""
+    monkeypatch.setattr(os, "access", lambda *_args, **_kwargs: False)
+    result = run_kite(["check", "--layer", "kite", "good.kite", "nokite"], batch)
+    assert result.exit_code == 2 and "KT001" in result.stdout
+    assert result.stderr == "kite: error: nokite: no .kite files in this folder\n"
+
+
+def test_an_unreadable_subfolder_is_one_line_and_its_siblings_are_checked(batch, monkeypatch):
+    (batch / "tree" / "locked").mkdir(parents=True)
+    shutil.copy(ARTICLE / "mistakes.kite", batch / "tree" / "seen.kite")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = run_kite(["check", "--layer", "kite", "tree"], batch)
+    assert result.exit_code == 2 and "tree/seen.kite(5): error KT001" in result.stdout
+    assert result.stderr == "kite: error: tree/locked: cannot read this folder (Permission denied)\n"
+
+
+def test_no_path_is_the_current_folder(batch):
+    shutil.rmtree(batch / "nokite")
+    for name in ("fifo.kite", "utf16.kite", "utf16be.kite", "utf32.kite"):
+        (batch / name).unlink()
+    assert run_kite(["check", "--layer", "kite"], batch).stdout == run_kite(["check", "--layer", "kite", "."], batch).stdout
+    assert run_kite(["fmt", "--check"], batch).output == run_kite(["fmt", "--check", "."], batch).output
+
+
+def test_usage_errors_call_the_program_kite():
+    result = run_kite(["check", "--no-such-option"], REPO)
+    assert result.exit_code == 2
+    assert_snapshot(result.output, MESSAGES / "usage_error.expected")
+
+
+@contextlib.contextmanager
+def small_file_system(options: str):
+    """A tmpfs of its own (root only: where mounting is refused, the test is skipped)."""
+    folder = Path(tempfile.mkdtemp(prefix="kite-fs-"))
+    if os.getuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True, check=False).returncode:
+        folder.rmdir()
+        pytest.skip("needs root to mount a small file system")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+        folder.rmdir()
+
+
+@pytest.mark.dotnet
+def test_build_into_a_read_only_folder_is_one_line_and_exit_2():
+    with small_file_system("ro,size=64k") as folder:
+        result = run_kite(["build", str(REPO / "samples/hello.kite"), "-o", str(folder / "out")], REPO)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == f"kite: error: {folder / 'out'}: cannot write the build (Read-only file system)\n"
+        assert list(folder.iterdir()) == []
+
+
+@pytest.mark.dotnet
+def test_score_on_a_full_disk_is_one_line_and_exit_2_with_no_empty_summary(tmp_path):
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"text": "```kite\\nmodule A\\n\\nfn f() -> int\\n    return 1\\n```"}\n')
+    with small_file_system("size=16k") as folder:
+        fill(folder)
+        result = run_kite(["score", str(run), "--field", "text", "--out", str(folder / "results.jsonl")], REPO)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("kite: error: ") and result.stderr.endswith("(No space left on device)\n")
+        assert result.stderr.count("\n") == 1
+        assert not (folder / "results.summary.json").exists()
+
+
+def fill(folder: Path) -> None:
+    with contextlib.suppress(OSError), open(folder / "filler", "wb") as filler:
+        while True:
+            filler.write(b"x" * 4096)
+            filler.flush()
+
+
+@pytest.mark.parametrize("command", [["prose", "notes.md"], ["find", "$X", "good.kite"], ["fmt", "good.kite"]])
+def test_debug_prints_the_traceback_of_an_internal_error_on_every_command(batch, monkeypatch, command):
+    import kite.format
+    import kite.scoring.slop
+    import kite.search.find
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug in kite")
+
+    monkeypatch.setattr(kite.scoring.slop, "slop", broken)
+    monkeypatch.setattr(kite.search.find, "search", broken)
+    monkeypatch.setattr(kite.format, "format_bytes", broken)
+    (batch / "notes.md").write_text("Some prose.\n")
+    plain = run_kite(command, batch)
+    assert plain.exit_code == 3 and "RuntimeError: a bug in kite" in plain.stderr and "Traceback" not in plain.stderr
+    debugged = run_kite(["--debug", *command], batch)
+    assert debugged.exit_code == 3 and "Traceback (most recent call last)" in debugged.stderr
+    assert debugged.stderr.count("RuntimeError: a bug in kite") == 2  # the one line, then the traceback's last
+
+
+@pytest.mark.parametrize("spelling", ["-o", "--output", "--plan"])
+def test_every_command_writes_its_file_with_o_output_and_old_spellings_still_work(batch, spelling):
+    result = run_kite(["rewrite", "len($X)", "--to", "count($X)", "good.kite", spelling, "the.plan.json"], batch)
+    assert result.exit_code == 0 and (batch / "the.plan.json").exists()
+
+
+@pytest.mark.parametrize("command, old", [(["rewrite"], "--plan"), (["score"], "--out"), (["build"], None), (["report"], None)])
+def test_help_shows_o_output_and_hides_the_old_spellings(command, old):
+    shown = run_kite([*command, "--help"], REPO).output
+    assert "-o, --output" in shown
+    assert old is None or old not in shown.replace("--output", "")
