@@ -352,7 +352,7 @@ def test_a_debug_build_has_a_pdb_with_absolute_paths_and_checksums_and_the_gradi
     assert built.exit_code == 0, built.output
     plain = run_kite(["build", relative, "-o", "plain"], tmp_path)
     assert plain.exit_code == 0
-    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == ["KiteStd.dll", "Orders.dll", "Orders.runtimeconfig.json"]
+    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == ["Kite.Std.dll", "Orders.dll", "Orders.runtimeconfig.json"]
     assert (tmp_path / "debug" / "Orders.pdb").exists()
     from kite.debug.engine import read_symbols
 

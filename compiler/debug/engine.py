@@ -63,7 +63,7 @@ def build_engine(compiler, folder: Path) -> EngineFiles:
     from kite.dotnet.own_images import own_image
     from kite.dotnet.packages import restore
     from kite.dotnet.runtime import write_runtime_config
-    from kite.dotnet.stdlib import does_not_compile
+    from kite.dotnet.stdlib import STDLIB_DLL, does_not_compile
 
     def compiled(name: str, files: tuple[str, ...], executable: bool, unsafe: bool) -> bytes:
         sources = [(file, _source(file)) for file in files]
@@ -81,7 +81,7 @@ def build_engine(compiler, folder: Path) -> EngineFiles:
     files.engine.write_bytes(compiled("KiteDebugEngine", ENGINE_SOURCES, True, True))
     files.hook.write_bytes(compiled("KiteDebugHook", (HOOK_SOURCE,), False, False))
     files.runner.write_bytes(compiled("KiteDebugRun", (RUNNER_SOURCE,), True, False))
-    (folder / "KiteStd.dll").write_bytes(compiler.stdlib_image())
+    (folder / STDLIB_DLL).write_bytes(compiler.stdlib_image())
     for name in ("KiteDebugEngine", "KiteDebugRun"):
         write_runtime_config(folder / f"{name}.runtimeconfig.json")
     for written in folder.iterdir():
