@@ -69,7 +69,7 @@ namespace Kite.Debugging
                 {
                     ["token"] = MetadataTokens.GetToken(mh),
                     ["name"] = md.GetString(method.Name),
-                    ["type"] = md.GetString(md.GetTypeDefinition(method.GetDeclaringType()).Name),
+                    ["type"] = FullName(md, method.GetDeclaringType()),
                     ["test"] = TestTitle(md, method),
                     ["static"] = (method.Attributes & System.Reflection.MethodAttributes.Static) != 0,
                     ["parameters"] = parameters,
@@ -107,6 +107,16 @@ namespace Kite.Debugging
                 });
             }
             return new JsonObject { ["documents"] = documents, ["methods"] = methods, ["types"] = types };
+        }
+
+        // As reflection's Assembly.GetType spells it: Namespace.Outer+Inner
+        private static string FullName(MetadataReader md, TypeDefinitionHandle handle)
+        {
+            var type = md.GetTypeDefinition(handle);
+            var name = md.GetString(type.Name);
+            if (type.IsNested) return FullName(md, type.GetDeclaringType()) + "+" + name;
+            var ns = md.GetString(type.Namespace);
+            return ns.Length > 0 ? ns + "." + name : name;
         }
 
         // [Kite.Test("title", line)] on a method generated from a Kite test block
