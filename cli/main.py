@@ -23,6 +23,7 @@ from kite.cli.common import (
     reveal_option,
     timeout_option,
 )
+from kite.cli.debug import dap, debug
 from kite.cli.fmt import fmt
 from kite.cli.report import report
 from kite.cli.tasks import tasks
@@ -179,12 +180,15 @@ def prose(path, output_format):
 @click.argument("program", type=click.Path(readable=False))
 @output_option("output", type=click.Path(file_okay=False), required=True,
                help="Folder for <Module>.dll, Kite.Std.dll and <Module>.runtimeconfig.json.")
+@click.option("--debug", is_flag=True,
+              help="A debugger's build: Debug optimization, <Module>.pdb beside the assembly, absolute #line paths and a "
+                   "checksum per Kite file (never what grading runs).")
 @compile_timeout_option
 @no_server_option
 @guarded
-def build(program, output, compile_timeout):
+def build(program, output, debug, compile_timeout):
     """Compile PROGRAM into an assembly that `dotnet OUTPUT/<Module>.dll` runs, entering at fn main."""
-    reports = built(program, output, compile_timeout)
+    reports = built(program, output, compile_timeout, debug=debug)
     [report] = reports
     if report.check is not None:
         click.echo(emitters.emitter("text").check(reports))
@@ -193,7 +197,7 @@ def build(program, output, compile_timeout):
     sys.exit(units_exit_code(reports, lambda report: report.built is None))
 
 
-def built(program: str, output: str, compile_timeout: float) -> list:
+def built(program: str, output: str, compile_timeout: float, debug: bool = False) -> list:
     """PROGRAM built into OUTPUT: its one report (what the layers found, the assembly or the problem)."""
     from pathlib import Path
 
@@ -201,7 +205,7 @@ def built(program: str, output: str, compile_timeout: float) -> list:
     from kite.session import Session, UnitReport
 
     def build_unit(unit):
-        done = session.build(unit, Path(output))
+        done = session.build(unit, Path(output), debug=debug)
         return UnitReport(unit.program.path, check=done.result, built=done.assembly)
 
     with Session(compile_timeout=compile_timeout) as session:
@@ -504,6 +508,8 @@ def progress_bar():
 main.add_command(report)
 main.add_command(tasks)
 main.add_command(fmt)
+main.add_command(dap)
+main.add_command(debug)
 
 if __name__ == "__main__":
     from kite.cli.entry import entry

@@ -5,12 +5,13 @@ kite.session runs them; nothing here holds state."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kite import diagnostics as diag
-from kite.codegen.csharp import UnitSymbols, csharp_path, generate
+from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
 from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
@@ -181,6 +182,25 @@ def generate_unit(unit: Unit, modules: list[Module], *, entry_point: bool = Fals
         for index, (source, module) in enumerate(zip(unit.sources, modules))
     )
     return Generated(sources, modules[0].name)
+
+
+SHA256_CHECKSUM = "{8829d00f-11b8-4213-878b-770e8597ac16}"  # #pragma checksum's id of SHA-256
+
+
+def generate_for_debugger(unit: Unit, modules: list[Module], *, entry_point: bool) -> Generated:
+    """The C# of a debug build: every #line path absolute and normalized (a debugger matches a client's path against
+    the PDB's documents), and a `#pragma checksum` of each Kite file's bytes on disk, so a client can tell a stale
+    source. The grading build never goes through here."""
+    def absolute(source: SourceFile) -> SourceFile:
+        return dataclasses.replace(source, path=os.path.normpath(os.path.abspath(source.path)))
+
+    absolute_unit = Unit(absolute(unit.program), tuple(map(absolute, unit.tests)))
+    generated = generate_unit(absolute_unit, modules, entry_point=entry_point)
+    sources = []
+    for source, (path, text) in zip(absolute_unit.sources, generated.sources):
+        digest = hashlib.sha256(Path(source.path).read_bytes()).hexdigest()
+        sources.append((path, f'#pragma checksum "{line_path(source.path)}" "{SHA256_CHECKSUM}" "{digest}"\n{text}'))
+    return Generated(tuple(sources), generated.module_name)
 
 
 def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:

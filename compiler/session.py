@@ -33,6 +33,7 @@ from kite.pipeline import (
     Unit,
     UnitSource,
     front_end,
+    generate_for_debugger,
     generate_unit,
     has_entry_point,
     merge,
@@ -86,6 +87,7 @@ class UnitReport:
 class BuildResult:
     result: CheckResult
     assembly: Path | None  # written only when the program compiles
+    pdb: Path | None = None  # a debug build's portable PDB, beside the assembly
 
 
 @dataclass
@@ -269,16 +271,24 @@ class Session:
             for case, raw in zip(cases, results)
         ]
 
-    def build(self, unit: Unit, out_dir: Path) -> BuildResult:
-        """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main."""
+    def build(self, unit: Unit, out_dir: Path, *, debug: bool = False, needs_main: bool = True) -> BuildResult:
+        """All three static layers, then an assembly that `dotnet OUT/<Module>.dll` runs, entering at fn main.
+        `debug`: a debugger's build instead (pipeline.generate_for_debugger, Debug optimization, a portable PDB
+        beside it), apart from what grading compiles; `needs_main=False` builds a unit without fn main (its tests)."""
         from kite.dotnet.runtime import write_runtime_config
         from kite.dotnet.stdlib import STDLIB_DLL
 
         analysis = self.analyze(unit)
         program = analysis.modules[0]  # parsed, unless the check failed
-        if analysis.result.verdict is not diag.Verdict.FAILED and program is not None and not has_entry_point(program):
+        checked = analysis.result.verdict is not diag.Verdict.FAILED and program is not None
+        entry_point = checked and program is not None and has_entry_point(program)
+        if checked and needs_main and not entry_point:
             raise UnusableInput(f"{unit.program.path}: no fn main(): kite build needs it as the program's entry point")
-        compiled = self.emit(unit, analysis, entry_point=True)
+        pdb = None
+        if not debug:
+            compiled = self.emit(unit, analysis, entry_point=True)
+        else:
+            compiled, pdb = self._emit_for_debugger(unit, analysis, entry_point)
         if compiled.image is None:
             return BuildResult(compiled.result, None)
         name = compiled.assembly_name
@@ -289,6 +299,8 @@ class Session:
             # Written into a fresh folder, then moved: a failure half-way never leaves a mixed build behind.
             staging = Path(tempfile.mkdtemp(prefix=".kite-build-", dir=out_dir))
             (staging / f"{name}.dll").write_bytes(compiled.image)
+            if pdb is not None:
+                (staging / f"{name}.pdb").write_bytes(pdb)
             (staging / STDLIB_DLL).write_bytes(stdlib)
             write_runtime_config(staging / f"{name}.runtimeconfig.json")
             for produced in staging.iterdir():
@@ -298,7 +310,23 @@ class Session:
         finally:
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
-        return BuildResult(compiled.result, out_dir / f"{name}.dll")
+        return BuildResult(compiled.result, out_dir / f"{name}.dll", out_dir / f"{name}.pdb" if pdb is not None else None)
+
+    def _emit_for_debugger(self, unit: Unit, analysis: Analysis, entry_point: bool) -> tuple[Compiled, bytes | None]:
+        if analysis.result.verdict is diag.Verdict.FAILED or analysis.generated is None:
+            return Compiled(analysis.result, None, None), None
+        parsed = [module for module in analysis.modules if module is not None]  # all of them: the C# layers ran
+        generated = generate_for_debugger(unit, parsed, entry_point=entry_point)
+        name = built_assembly_name(generated.module_name)
+        try:
+            image, found, pdb = self.compiler.emit_with(name, list(generated.sources), entry_point,
+                                                        self.compile_timeout, debug=True)
+        except CompileTimeout:
+            image, found, pdb = None, [self._too_slow(unit, parsed[0])], None
+        if image is None:
+            failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
+            return Compiled(failed, None, name), None
+        return Compiled(analysis.result, image, name), pdb
 
     # ---- batches
 

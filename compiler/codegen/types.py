@@ -45,6 +45,17 @@ def identifier(name: str) -> str:
     return name
 
 
+def kite_name(spelled: str) -> str:
+    """The Kite name a C# name was spelled from (identifier, member_identifier, generated_name), for a debugger
+    reading a PDB: `v___u` is `_`, `Equals__u` is `Equals`, `count__3` (a redeclared or narrowed local) is `count`."""
+    spelled = spelled.removeprefix("@").removesuffix("__f")
+    if spelled.endswith(ESCAPE_SUFFIX) and spelled != ESCAPE_SUFFIX:
+        spelled = spelled.removesuffix(ESCAPE_SUFFIX)
+        return spelled[1:] if spelled.startswith("v") and spelled[1:] and not spelled[1:].strip("_") else spelled
+    stem, _, number = spelled.rpartition("__")
+    return stem if stem and number.isdigit() else spelled
+
+
 def generated_name(stem: str, number: int) -> str:
     """A helper name the generator invents (pattern variables): `n__1`, never equal to a program's name."""
     return f"{stem.lstrip('_') or 'v'}__{number}"

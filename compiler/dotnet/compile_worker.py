@@ -79,9 +79,17 @@ class CompileWorker:
 
     def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float):
         """(image or None, diagnostics) of an assembly that references Kite's stdlib."""
-        reply = self._request({"op": "emit", "name": assembly_name, "sources": sources, "executable": executable}, timeout)
+        image, found, _ = self.emit_with(assembly_name, sources, executable, timeout)
+        return image, found
+
+    def emit_with(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float,
+                  debug: bool = False, unsafe: bool = False):
+        """(image or None, diagnostics, PDB or None): `debug` is a debugger's build (RoslynService.emit)."""
+        request = {"op": "emit", "name": assembly_name, "sources": sources, "executable": executable, "debug": debug, "unsafe": unsafe}
+        reply = self._request(request, timeout)
         image = base64.b64decode(reply["image"]) if reply["image"] is not None else None
-        return image, [Diagnostic.from_json(d) for d in reply["diagnostics"]]
+        pdb = base64.b64decode(reply["pdb"]) if reply.get("pdb") is not None else None
+        return image, [Diagnostic.from_json(d) for d in reply["diagnostics"]], pdb
 
     def stop(self) -> None:
         """Kill the child and its process group; the next request starts a new one."""
@@ -201,9 +209,11 @@ def _serve(replies) -> None:
             elif request["op"] == "text":
                 _send(replies, {"problem": TEXT_CHECKS[request["kind"]](request["text"])})
             else:
-                emitted = roslyn.emit(request["name"], sources, [stdlib.reference], executable=request["executable"])
+                emitted = roslyn.emit(request["name"], sources, [stdlib.reference], executable=request["executable"],
+                                      debug=request.get("debug", False), unsafe=request.get("unsafe", False))
                 image = base64.b64encode(emitted.image).decode() if emitted.image is not None else None
-                _send(replies, {"image": image, "diagnostics": [d.to_json() for d in emitted.diagnostics]})
+                pdb = base64.b64encode(emitted.pdb).decode() if emitted.pdb is not None else None
+                _send(replies, {"image": image, "pdb": pdb, "diagnostics": [d.to_json() for d in emitted.diagnostics]})
         except Exception as error:  # reported to the parent as one line, never a traceback
             _send(replies, {"internal": f"{type(error).__name__}: {error}"})
 

@@ -58,6 +58,7 @@ class Emitted:
 
     image: bytes | None
     diagnostics: list[Diagnostic]
+    pdb: bytes | None = None  # the portable PDB of a debug build (emit(debug=True))
 
 
 class RoslynService:
@@ -123,13 +124,20 @@ class RoslynService:
         found = with_analyzers.GetAllDiagnosticsAsync().GetAwaiter().GetResult()
         return [d for d in map(self._to_kite, found) if d is not None]
 
-    def emit(self, assembly_name: str, sources: list[tuple[str, str]], references=(), executable=False) -> Emitted:
-        """Compile to an assembly image, without analyzers (check runs those)."""
-        from Microsoft.CodeAnalysis import OutputKind
+    def emit(self, assembly_name: str, sources: list[tuple[str, str]], references=(), executable=False,
+             debug=False, unsafe=False) -> Emitted:
+        """Compile to an assembly image, without analyzers (check runs those). `debug`: a debugger's build, at
+        Debug optimization (every local kept, nothing inlined) with a portable PDB, never what grading runs;
+        `unsafe`: kite's own C# that calls native code (the debug engine)."""
+        from Microsoft.CodeAnalysis import OptimizationLevel, OutputKind
 
         options = self._options.WithOutputKind(OutputKind.ConsoleApplication) if executable else self._options
-        image, found = _emit(self._compilation(assembly_name, sources, references, options))
-        return Emitted(image, [d for d in map(self._to_kite, found) if d is not None])
+        if debug:
+            options = options.WithOptimizationLevel(OptimizationLevel.Debug)
+        if unsafe:
+            options = options.WithAllowUnsafe(True)
+        image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options), debug)
+        return Emitted(image, [d for d in map(self._to_kite, found) if d is not None], pdb)
 
     def reference_from_image(self, image: bytes, aliases: tuple[str, ...] = ()):
         """A reference to an assembly image; with aliases, its types are reached only as `alias::Name` (extern alias)."""
@@ -246,7 +254,7 @@ def _kite_analyzers(runtime: DotnetRuntime):
     def compile_image() -> bytes:
         roslyn = [MetadataReference.CreateFromFile(path) for path in runtime.packages.compiler_dlls]
         options = CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
-        image, found = _emit(_compilation("KiteSandbox", sources, _references(runtime), roslyn, options, None))
+        image, found, _ = _emit(_compilation("KiteSandbox", sources, _references(runtime), roslyn, options, None))
         if image is None:
             first = next(str(d) for d in found if d.Severity.ToString() == "Error")
             raise ToolchainError(f"Kite's sandbox analyzer does not compile: {first}")
@@ -280,13 +288,22 @@ def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_refere
     return CSharpCompilation.Create(assembly_name, trees, all_references, options)
 
 
-def _emit(compilation) -> tuple[bytes | None, list]:
-    """The assembly image (None if it failed) and Roslyn's own diagnostics."""
+def _emit(compilation, debug: bool = False) -> tuple[bytes | None, list, bytes | None]:
+    """The assembly image (None if it failed), Roslyn's own diagnostics, and with `debug` its portable PDB."""
     from System.IO import MemoryStream
 
     stream = MemoryStream()
-    result = compilation.Emit(stream)
-    return (bytes(stream.ToArray()) if result.Success else None), list(result.Diagnostics)
+    if not debug:
+        result = compilation.Emit(stream)
+        return (bytes(stream.ToArray()) if result.Success else None), list(result.Diagnostics), None
+    from Microsoft.CodeAnalysis.Emit import DebugInformationFormat, EmitOptions
+
+    pdb = MemoryStream()
+    options = EmitOptions().WithDebugInformationFormat(DebugInformationFormat.PortablePdb)
+    result = compilation.Emit(stream, pdb, None, None, None, options)
+    if not result.Success:
+        return None, list(result.Diagnostics), None
+    return bytes(stream.ToArray()), list(result.Diagnostics), bytes(pdb.ToArray())
 
 
 def _invariant_culture():

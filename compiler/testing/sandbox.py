@@ -49,19 +49,27 @@ class Sandbox:
     def command(self, host_dir: Path, environment: dict[str, str], tmpfs_bytes: int, seccomp_fd: int | None = None) -> list[str]:
         """The full argv that starts the test host in this sandbox; seccomp_fd (kite.testing.seccomp) must be passed."""
         dotnet = str(Path(dotnet_executable()).resolve())
-        host = [dotnet, f"{HOST_DIR}/KiteTestHost.dll"]
         if self.mode == "none":
             return [dotnet, str(host_dir / "KiteTestHost.dll")]
+        return self.wrap([dotnet, f"{HOST_DIR}/KiteTestHost.dll"], [(str(host_dir), HOST_DIR)], environment, tmpfs_bytes, seccomp_fd)
+
+    def wrap(self, program: list[str], binds: list[tuple[str, str]], environment: dict[str, str], tmpfs_bytes: int,
+             seccomp_fd: int | None = None) -> list[str]:
+        """The argv that runs `program` in this sandbox with `binds` (source, target) read-only beside the runtime:
+        the test host's, and the debug engine's with its debuggee (kite.debug.sandbox)."""
+        dotnet = str(Path(dotnet_executable()).resolve())
         words = [*_launcher(self.bwrap, self.setpriv), *_isolation(self.no_nested_namespaces), *_filter(seccomp_fd)]
         for name, value in sorted(environment.items()):
             words += ["--setenv", name, value]
         words += _runtime_binds(dotnet)
-        words += ["--ro-bind", str(host_dir), HOST_DIR, "--proc", "/proc", "--dev", "/dev"]
+        for source, target in binds:
+            words += ["--ro-bind", source, target]
+        words += ["--proc", "/proc", "--dev", "/dev"]
         for folder in ("/tmp", WORK_DIR):
             words += ["--size", str(tmpfs_bytes), "--tmpfs", folder]
         # The root and /dev are tmpfs with no size of their own: writable, they would hold files without limit.
         words += ["--remount-ro", "/dev", "--remount-ro", "/"]
-        return [*words, "--chdir", WORK_DIR, "--", *host]
+        return [*words, "--chdir", WORK_DIR, "--", *program]
 
     @property
     def own_user(self) -> bool:

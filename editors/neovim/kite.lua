@@ -45,3 +45,16 @@ vim.api.nvim_create_autocmd("FileType", {
     workspace_keys(args.buf)
   end,
 })
+
+-- Debugging with nvim-dap (if it is installed): `kite dap` is the adapter, on stdio (docs/debugger.md).
+local has_dap, dap = pcall(require, "dap")
+if has_dap then
+  dap.adapters.kite = { type = "executable", command = vim.g.kite_command or "kite", args = { "dap" } }
+  dap.configurations.kite = {
+    { type = "kite", request = "launch", name = "Debug this Kite file", program = "${file}" },
+    {
+      type = "kite", request = "launch", name = "Debug one test of this file", program = "${file}",
+      test = function() return vim.fn.input("Test title: ") end,
+    },
+  }
+end

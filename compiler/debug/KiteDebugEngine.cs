@@ -1,0 +1,917 @@
+// kite's debug engine: the runtime's own ICorDebug (libmscordbi.so, shipped with every .NET runtime), driven
+// without dbgshim. It starts the debuggee (KiteDebugRun.dll, held by the KiteDebugHook startup hook until the
+// engine has attached), binds breakpoints at IL offsets, reads frames and values, steps and stops on exceptions.
+// It decides nothing about Kite lines or names: kite.debug (Python) owns that, over one JSON line per request
+// and event on stdin/stdout (docs/debugger.md, "The engine").
+//
+//   KiteDebugEngine symbols DLL PDB   the PDB and metadata as JSON (kite.debug.mapping reads it)
+//   KiteDebugEngine serve             requests on stdin, replies and events on stdout
+#nullable enable
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Json.Nodes;
+using System.Threading;
+
+namespace Kite.Debugging
+{
+    public static class Program
+    {
+        public static int Main(string[] args)
+        {
+            if (args.Length == 3 && args[0] == "symbols")
+            {
+                Console.Out.Write(Symbols.Read(args[1], args[2]).ToJsonString());
+                return 0;
+            }
+            if (args.Length == 1 && args[0] == "serve")
+            {
+                return new Engine().Serve();
+            }
+            Console.Error.WriteLine("usage: KiteDebugEngine symbols DLL PDB | serve");
+            return 2;
+        }
+    }
+
+    internal sealed unsafe class Engine
+    {
+        private readonly object gate = new();  // one ICorDebug conversation at a time: requests and callbacks
+        private readonly Stream output = Console.OpenStandardOutput();
+        private Process? debuggee;
+        private string kitePath = "";
+        private IntPtr cordb, process, kiteModule, coreLibModule, callback;
+        private ulong kiteBase;
+        private bool loadedHeld;  // the Kite module's load event, not yet continued: breakpoints bind first
+        private IntPtr stoppedThread;
+        private bool stopOnException;
+        private readonly List<IntPtr> breakpoints = new();
+        private readonly Scope stop = new();  // everything read during the current stop
+        private readonly List<IntPtr> frames = new();
+        private JsonObject kiteTypes = new();  // token -> {name, fields: [[token, kite name]], members: {value: name}}
+        private readonly ManualResetEventSlim hookWaiting = new();
+
+        public int Serve()
+        {
+            string? line;
+            while ((line = Console.In.ReadLine()) != null)
+            {
+                JsonObject request;
+                try
+                {
+                    request = JsonNode.Parse(line)!.AsObject();
+                }
+                catch (Exception)
+                {
+                    Send(new JsonObject { ["error"] = "not a JSON request" });
+                    continue;
+                }
+                var id = request["id"]?.GetValue<int>() ?? 0;
+                try
+                {
+                    JsonNode? reply;
+                    bool resume;
+                    lock (gate)
+                    {
+                        reply = Handle(request["op"]!.GetValue<string>(), request);
+                        resume = resumeAfter;
+                        resumeAfter = false;
+                    }
+                    // Continue outside the gate: it may wait for mscordbi's callback thread, which takes the gate
+                    if (resume) Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");
+                    Send(new JsonObject { ["id"] = id, ["ok"] = reply ?? new JsonObject() });
+                }
+                catch (Exception error)
+                {
+                    Send(new JsonObject { ["id"] = id, ["error"] = error.Message });
+                }
+            }
+            Kill();
+            return 0;
+        }
+
+        private void Send(JsonObject message)
+        {
+            var bytes = Encoding.UTF8.GetBytes(message.ToJsonString() + "\n");
+            lock (output)
+            {
+                output.Write(bytes);
+                output.Flush();
+            }
+        }
+
+        private void Event(string name, JsonObject body)
+        {
+            body["event"] = name;
+            Send(body);
+        }
+
+        private JsonNode? Handle(string op, JsonObject request)
+        {
+            switch (op)
+            {
+                case "launch":
+                    return Launch(request);
+                case "bind":
+                    return Bind((JsonArray)request["points"]!);
+                case "go":  // configuration done: the Kite module may run
+                    if (loadedHeld)
+                    {
+                        loadedHeld = false;
+                        Resume();
+                    }
+                    return null;
+                case "frames":
+                    return Frames();
+                case "values":
+                    return Values(request["frame"]!.GetValue<int>(), (JsonArray)request["args"]!, (JsonArray)request["locals"]!);
+                case "children":
+                    return Children(request["ref"]!.GetValue<int>());
+                case "continue":
+                    Resume();
+                    return null;
+                case "step":
+                    Step(request["kind"]!.GetValue<string>(), request["range"] as JsonArray);
+                    return null;
+                case "pause":
+                    return Pause();
+                case "threads":
+                    return Threads();
+                case "held":
+                    return new JsonObject { ["references"] = stop.Count, ["breakpoints"] = breakpoints.Count };
+                case "kill":
+                    Kill();
+                    return null;
+                default:
+                    throw new InvalidOperationException($"unknown request '{op}'");
+            }
+        }
+
+        // ---- launch and attach
+
+        private JsonNode Launch(JsonObject request)
+        {
+            if (debuggee != null) throw new InvalidOperationException($"a debuggee is running already (pid {debuggee.Id})");
+            kitePath = Path.GetFullPath(request["program"]!.GetValue<string>());
+            stopOnException = request["exceptions"]?.GetValue<bool>() ?? true;
+            kiteTypes = request["types"] as JsonObject ?? new JsonObject();
+            var start = new ProcessStartInfo(request["dotnet"]!.GetValue<string>())
+            {
+                RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, UseShellExecute = false,
+            };
+            start.ArgumentList.Add(request["runner"]!.GetValue<string>());
+            start.ArgumentList.Add(kitePath);
+            foreach (var word in (JsonArray)request["target"]!) start.ArgumentList.Add(word!.GetValue<string>());
+            foreach (var word in (JsonArray?)request["args"] ?? new JsonArray()) start.ArgumentList.Add(word!.GetValue<string>());
+            start.Environment["DOTNET_STARTUP_HOOKS"] = request["hook"]!.GetValue<string>();
+            start.Environment["KITE_DEBUG_WAIT_MS"] = request["wait_ms"]?.ToString() ?? "30000";
+            start.Environment.Remove("DOTNET_EnableDiagnostics");
+            var started = Process.Start(start)!;
+            debuggee = started;
+            started.StandardInput.Close();
+            new Thread(() => Pump(started.StandardOutput, "stdout")) { IsBackground = true }.Start();
+            new Thread(() => Pump(started.StandardError, "stderr")) { IsBackground = true }.Start();
+            if (!hookWaiting.Wait(TimeSpan.FromSeconds(60)) || started.HasExited)
+            {
+                throw new InvalidOperationException("the debuggee ended before the debugger could attach");
+            }
+            Attach(started.Id);
+            return new JsonObject { ["pid"] = started.Id };
+        }
+
+        private const string HookMarker = "\u0001kite-debug-hook: waiting";
+
+        private void Pump(StreamReader reader, string category)
+        {
+            var buffer = new char[4096];
+            var pending = new StringBuilder();
+            int n;
+            while ((n = reader.Read(buffer, 0, buffer.Length)) > 0)
+            {
+                pending.Append(buffer, 0, n);
+                var text = pending.ToString();
+                int cut = text.LastIndexOf('\n') + 1;
+                if (cut == 0 && pending.Length < 4096) continue;
+                if (cut == 0) cut = text.Length;
+                pending.Remove(0, cut);
+                var chunk = text[..cut];
+                if (category == "stderr" && chunk.Contains(HookMarker))
+                {
+                    chunk = string.Join("", chunk.Split('\n').Where(l => l != HookMarker).Select(l => l + "\n")).TrimEnd('\n');
+                    chunk = chunk.Length > 0 ? chunk + "\n" : "";
+                    hookWaiting.Set();
+                }
+                if (chunk.Length > 0) Event("output", new JsonObject { ["category"] = category, ["output"] = chunk });
+            }
+            if (pending.Length > 0) Event("output", new JsonObject { ["category"] = category, ["output"] = pending.ToString() });
+            if (category == "stdout")
+            {
+                var ended = debuggee;
+                ended?.WaitForExit();
+                Event("exited", new JsonObject { ["exitCode"] = ended?.ExitCode ?? -1 });
+            }
+        }
+
+        private void Attach(int pid)
+        {
+            ulong coreclr = 0;
+            foreach (var line in File.ReadLines($"/proc/{pid}/maps"))
+            {
+                if (line.EndsWith("/libcoreclr.so", StringComparison.Ordinal))
+                {
+                    coreclr = Convert.ToUInt64(line.Split('-')[0], 16);
+                    break;
+                }
+            }
+            if (coreclr == 0) throw new InvalidOperationException("the debuggee has no libcoreclr.so mapped");
+            var runtimeDir = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
+            var library = NativeLibrary.Load(Path.Combine(runtimeDir, "libmscordbi.so"));
+            // dbgshim loads mscordbi through the PAL, which runs DllMain(PROCESS_ATTACH); dlopen does not, and
+            // without it ICorDebug::Initialize hangs.
+            var dllMain = (delegate* unmanaged<IntPtr, uint, IntPtr, int>)NativeLibrary.GetExport(library, "DllMain");
+            if (dllMain(library, 1, IntPtr.Zero) == 0) throw new InvalidOperationException("mscordbi's DllMain failed");
+            var create = (delegate* unmanaged<int, uint, char*, IntPtr, IntPtr*, int>)NativeLibrary.GetExport(library, "CoreCLRCreateCordbObjectEx");
+            IntPtr unknown;
+            Com.Check(create(4, (uint)pid, null, (IntPtr)(long)coreclr, &unknown), "CoreCLRCreateCordbObjectEx");
+            Com.Check(Com.TryQuery(unknown, Iid.ICorDebug, out cordb), "QueryInterface(ICorDebug)");
+            Com.Release(unknown);
+            Com.Check(Com.Call(cordb, Slot.Initialize), "ICorDebug::Initialize");
+            callback = Callbacks.Create(this);
+            Com.Check(Com.Call(cordb, Slot.SetManagedHandler, (void*)callback), "ICorDebug::SetManagedHandler");
+            IntPtr found;
+            Com.Check(((delegate* unmanaged<IntPtr, uint, int, IntPtr*, int>)Com.Vt(cordb)[Slot.DebugActiveProcess])(cordb, (uint)pid, 0, &found),
+                "ICorDebug::DebugActiveProcess");
+            process = found;
+        }
+
+        // ---- callbacks (mscordbi's thread)
+
+        internal void OnLoadModule(IntPtr appDomain, IntPtr module)
+        {
+            lock (gate)
+            {
+                var path = ModulePath(module);
+                if (path.EndsWith("System.Private.CoreLib.dll", StringComparison.Ordinal) && coreLibModule == IntPtr.Zero)
+                {
+                    Com.AddRef(module);
+                    coreLibModule = module;
+                }
+                if (path == kitePath && kiteModule == IntPtr.Zero)
+                {
+                    Com.AddRef(module);
+                    kiteModule = module;
+                    ulong b;
+                    Com.Call(module, Slot.ModuleGetBaseAddress, &b);
+                    kiteBase = b;
+                    loadedHeld = true;  // held until "go": breakpoints are bound before any Kite code runs
+                    Event("loaded", new JsonObject());
+                    return;
+                }
+            }
+            Com.Call(appDomain, Slot.Continue, 0u);
+        }
+
+        internal void OnStopped(IntPtr thread, string reason, JsonObject? extra = null)
+        {
+            lock (gate)
+            {
+                Com.AddRef(thread);
+                stoppedThread = stop.Keep(thread);
+                var body = extra ?? new JsonObject();
+                body["reason"] = reason;
+                body["thread"] = ThreadId(thread);
+                body["top"] = Top();
+                Event("stopped", body);
+            }
+        }
+
+        internal bool OnException(IntPtr thread)
+        {
+            if (!stopOnException) return false;
+            lock (gate)
+            {
+                if (!HasKiteFrame(thread)) return false;
+                var (type, message) = CurrentException(thread);
+                Com.AddRef(thread);
+                stoppedThread = stop.Keep(thread);
+                Event("stopped", new JsonObject
+                {
+                    ["reason"] = "exception", ["thread"] = ThreadId(thread), ["top"] = Top(),
+                    ["exception"] = type, ["message"] = message,
+                });
+                return true;
+            }
+        }
+
+        internal void OnExit() => Event("ended", new JsonObject());
+
+        // ---- breakpoints
+
+        private JsonNode Bind(JsonArray points)
+        {
+            if (kiteModule == IntPtr.Zero) throw new InvalidOperationException("the Kite module is not loaded yet");
+            foreach (var old in breakpoints)
+            {
+                Com.Call(old, Slot.BreakpointActivate, 0u);
+                Com.Release(old);
+            }
+            breakpoints.Clear();
+            var bound = new JsonArray();
+            foreach (var point in points)
+            {
+                var p = (JsonArray)point!;
+                uint token = p[0]!.GetValue<uint>(), offset = p[1]!.GetValue<uint>();
+                IntPtr function, code, breakpoint;
+                Com.Check(Com.Call(kiteModule, Slot.ModuleGetFunctionFromToken, token, &function), "ICorDebugModule::GetFunctionFromToken");
+                int hr = Com.Call(function, Slot.FunctionGetILCode, &code);
+                Com.Release(function);
+                Com.Check(hr, "ICorDebugFunction::GetILCode");
+                hr = Com.Call(code, Slot.CodeCreateBreakpoint, offset, &breakpoint);
+                Com.Release(code);
+                Com.Check(hr, "ICorDebugCode::CreateBreakpoint");
+                Com.Check(Com.Call(breakpoint, Slot.BreakpointActivate, 1u), "ICorDebugBreakpoint::Activate");
+                breakpoints.Add(breakpoint);
+                bound.Add(new JsonArray(token, offset));
+            }
+            return new JsonObject { ["bound"] = bound };
+        }
+
+        // ---- running
+
+        private void Resume()
+        {
+            if (process == IntPtr.Zero) throw new InvalidOperationException("no debuggee");
+            frames.Clear();
+            expandable.Clear();
+            stoppedThread = IntPtr.Zero;
+            stop.ReleaseAll();
+            resumeAfter = true;
+        }
+
+        private bool resumeAfter;  // a request resumed the debuggee: Serve continues it once the gate is released
+
+        private void Step(string kind, JsonArray? range)
+        {
+            if (stoppedThread == IntPtr.Zero) throw new InvalidOperationException("the debuggee is not stopped");
+            IntPtr stepper;
+            Com.Check(Com.Call(stoppedThread, Slot.ThreadCreateStepper, &stepper), "ICorDebugThread::CreateStepper");
+            try
+            {
+                Com.Check(Com.Call(stepper, Slot.StepperSetUnmappedStopMask, 0u), "ICorDebugStepper::SetUnmappedStopMask");
+                Com.Check(Com.Call(stepper, Slot.StepperSetInterceptMask, 0u), "ICorDebugStepper::SetInterceptMask");
+                if (kind == "out")
+                {
+                    Com.Check(Com.Call(stepper, Slot.StepperStepOut), "ICorDebugStepper::StepOut");
+                }
+                else if (range != null)
+                {
+                    uint* ranges = stackalloc uint[2];
+                    ranges[0] = range[0]!.GetValue<uint>();
+                    ranges[1] = range[1]!.GetValue<uint>();
+                    Com.Check(Com.Call(stepper, Slot.StepperStepRange, kind == "in" ? 1 : 0, ranges, 1u), "ICorDebugStepper::StepRange");
+                }
+                else
+                {
+                    Com.Check(Com.Call(stepper, Slot.StepperStep, kind == "in" ? 1u : 0u), "ICorDebugStepper::Step");
+                }
+            }
+            finally
+            {
+                Com.Release(stepper);  // the runtime keeps its own reference while the step is pending
+            }
+            Resume();
+        }
+
+        private JsonNode Pause()
+        {
+            if (process == IntPtr.Zero) throw new InvalidOperationException("no debuggee");
+            if (stoppedThread != IntPtr.Zero) return new JsonObject { ["already"] = true };
+            Com.Check(Com.Call(process, Slot.Stop, 5000u), "ICorDebugController::Stop");
+            IntPtr chosen = IntPtr.Zero;
+            foreach (var thread in EnumerateThreads())
+            {
+                if (chosen == IntPtr.Zero || HasKiteFrame(thread)) chosen = thread;
+                if (HasKiteFrame(thread)) break;
+            }
+            if (chosen == IntPtr.Zero) throw new InvalidOperationException("the debuggee has no managed thread");
+            stoppedThread = chosen;
+            Event("stopped", new JsonObject { ["reason"] = "pause", ["thread"] = ThreadId(chosen), ["top"] = Top() });
+            return new JsonObject();
+        }
+
+        private List<IntPtr> EnumerateThreads()
+        {
+            var found = new List<IntPtr>();
+            var threads = stop.Get(process, Slot.EnumerateThreads, "ICorDebugController::EnumerateThreads");
+            while (true)
+            {
+                IntPtr thread;
+                uint fetched;
+                if (((delegate* unmanaged<IntPtr, uint, IntPtr*, uint*, int>)Com.Vt(threads)[Slot.ThreadEnumNext])(threads, 1, &thread, &fetched) < 0 || fetched == 0)
+                    break;
+                found.Add(stop.Keep(thread));
+            }
+            return found;
+        }
+
+        private JsonNode Threads()
+        {
+            var list = new JsonArray();
+            if (stoppedThread != IntPtr.Zero) list.Add(ThreadId(stoppedThread));
+            return new JsonObject { ["threads"] = list };
+        }
+
+        private void Kill()
+        {
+            try
+            {
+                if (debuggee != null && !debuggee.HasExited) debuggee.Kill(entireProcessTree: true);
+            }
+            catch (InvalidOperationException)
+            {
+                // it ended on its own meanwhile
+            }
+        }
+
+        // ---- frames
+
+        private static int ThreadId(IntPtr thread)
+        {
+            uint id;
+            Com.Call(thread, Slot.ThreadGetID, &id);
+            return (int)id;
+        }
+
+        private string ModulePath(IntPtr module)
+        {
+            char* name = stackalloc char[2048];
+            uint n;
+            if (Com.Call(module, Slot.ModuleGetName, 2048u, &n, name) < 0 || n == 0) return "";
+            return new string(name, 0, (int)n - 1);
+        }
+
+        private bool IsKite(IntPtr module)
+        {
+            if (module == IntPtr.Zero || kiteBase == 0) return false;
+            ulong b;
+            return Com.Call(module, Slot.ModuleGetBaseAddress, &b) >= 0 && b == kiteBase;
+        }
+
+        // Every frame of the thread, innermost first: [token, IL offset, in the Kite module]; IL frames only
+        private List<(IntPtr il, int token, int offset, bool kite)> Walk(IntPtr thread)
+        {
+            var walked = new List<(IntPtr, int, int, bool)>();
+            var frame = stop.GetOrZero(thread, Slot.ThreadGetActiveFrame);
+            for (int depth = 0; frame != IntPtr.Zero && depth < 1000; depth++)
+            {
+                var il = stop.Query(frame, Iid.ILFrame);
+                if (il != IntPtr.Zero)
+                {
+                    uint token, ip, mapping;
+                    Com.Call(il, Slot.FrameGetFunctionToken, &token);
+                    Com.Call(il, Slot.ILFrameGetIP, &ip, &mapping);
+                    var function = stop.GetOrZero(il, Slot.FrameGetFunction);
+                    var module = function == IntPtr.Zero ? IntPtr.Zero : stop.GetOrZero(function, Slot.FunctionGetModule);
+                    walked.Add((il, (int)token, (int)ip, IsKite(module)));
+                }
+                else
+                {
+                    walked.Add((IntPtr.Zero, 0, 0, false));
+                }
+                frame = stop.GetOrZero(frame, Slot.FrameGetCaller);
+            }
+            return walked;
+        }
+
+        private bool HasKiteFrame(IntPtr thread) => Walk(thread).Any(f => f.kite);
+
+        private JsonNode Top()
+        {
+            if (stoppedThread == IntPtr.Zero) return new JsonArray();
+            var top = Walk(stoppedThread).FirstOrDefault();
+            return new JsonArray(top.token, top.offset, top.kite);
+        }
+
+        private JsonNode Frames()
+        {
+            if (stoppedThread == IntPtr.Zero) throw new InvalidOperationException("the debuggee is not stopped");
+            frames.Clear();
+            var list = new JsonArray();
+            foreach (var (il, token, offset, kite) in Walk(stoppedThread))
+            {
+                frames.Add(il);
+                list.Add(new JsonArray(token, offset, kite));
+            }
+            return new JsonObject { ["frames"] = list };
+        }
+
+        // ---- values, spelled as Kite spells them
+
+        private JsonNode Values(int frameIndex, JsonArray args, JsonArray locals)
+        {
+            if (frameIndex < 0 || frameIndex >= frames.Count || frames[frameIndex] == IntPtr.Zero)
+                throw new InvalidOperationException("no such frame: ask for the frames of this stop first");
+            var il = frames[frameIndex];
+            var result = new JsonArray();
+            foreach (var index in args)
+            {
+                IntPtr value;
+                result.Add(Com.Call(il, Slot.ILFrameGetArgument, index!.GetValue<uint>(), &value) >= 0 ? Render(stop.Keep(value), 0) : null);
+            }
+            foreach (var slot in locals)
+            {
+                IntPtr value;
+                result.Add(Com.Call(il, Slot.ILFrameGetLocalVariable, slot!.GetValue<uint>(), &value) >= 0 ? Render(stop.Keep(value), 0) : null);
+            }
+            return new JsonObject { ["values"] = result };
+        }
+
+        private const int ItemsShown = 100, DepthShown = 3;
+
+        private JsonObject Render(IntPtr value, int depth)
+        {
+            uint type;
+            Com.Call(value, Slot.ValueGetType, &type);
+            switch (type)
+            {
+                case 0x02: return Plain("bool", Read<byte>(value) != 0 ? "true" : "false");
+                case 0x03: return Plain("char", "'" + Escape(Read<char>(value).ToString(), '\'') + "'");
+                case 0x04: return Plain("int", Read<sbyte>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x05: return Plain("int", Read<byte>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x06: return Plain("int", Read<short>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x07: return Plain("int", Read<ushort>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x08: return Plain("int", Read<int>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x09: return Plain("int", Read<uint>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x0a: return Plain("int", Read<long>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x0b: return Plain("int", Read<ulong>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x0c: return Plain("float", Read<float>(value).ToString(CultureInfo.InvariantCulture));
+                case 0x0d: return Plain("float", Read<double>(value).ToString(CultureInfo.InvariantCulture));
+            }
+            var reference = stop.Query(value, Iid.ReferenceValue);
+            if (reference != IntPtr.Zero)
+            {
+                int isNull;
+                Com.Call(reference, Slot.ReferenceIsNull, &isNull);
+                if (isNull != 0) return Plain("none", "none");
+                var target = IntPtr.Zero;
+                if (Com.Call(reference, Slot.ReferenceDereference, &target) < 0) return Plain("object", "<unreadable>");
+                return Render(stop.Keep(target), depth);
+            }
+            var text = stop.Query(value, Iid.StringValue);
+            if (text != IntPtr.Zero)
+            {
+                var raw = ReadString(text);
+                var shown = Plain("str", "\"" + Escape(raw, '"') + "\"");
+                shown["raw"] = raw;
+                return shown;
+            }
+            var box = stop.Query(value, Iid.BoxValue);
+            if (box != IntPtr.Zero)
+            {
+                var inner = stop.GetOrZero(box, Slot.BoxGetObject);
+                return inner == IntPtr.Zero ? Plain("object", "<boxed>") : Render(inner, depth);
+            }
+            var obj = stop.Query(value, Iid.ObjectValue);
+            if (obj != IntPtr.Zero) return RenderObject(obj, depth);
+            return Plain("object", $"<element type 0x{type:X}>");
+        }
+
+        private T Read<T>(IntPtr value) where T : unmanaged
+        {
+            var generic = stop.Query(value, Iid.GenericValue);
+            T result = default;
+            if (generic != IntPtr.Zero) Com.Call(generic, Slot.GenericGetValue, &result);
+            return result;
+        }
+
+        private static string ReadString(IntPtr text)
+        {
+            uint length;
+            Com.Call(text, Slot.StringGetLength, &length);
+            var buffer = new char[length + 1];
+            fixed (char* p = buffer)
+            {
+                uint got;
+                Com.Call(text, Slot.StringGetString, length + 1, &got, p);
+                return new string(p, 0, (int)Math.Min(got, length));
+            }
+        }
+
+        private static string Escape(string text, char quote)
+        {
+            var b = new StringBuilder();
+            foreach (var c in text)
+            {
+                b.Append(c switch { '\n' => "\\n", '\t' => "\\t", '\\' => "\\\\", _ when c == quote => "\\" + quote, _ => c.ToString() });
+            }
+            return b.ToString();
+        }
+
+        private static JsonObject Plain(string kind, string text) => new() { ["kind"] = kind, ["text"] = text, ["ref"] = 0 };
+
+        private (string path, int token, ModuleMetadata metadata) ClassOf(IntPtr obj, out IntPtr cls)
+        {
+            cls = stop.Get(obj, Slot.ObjectGetClass, "ICorDebugObjectValue::GetClass");
+            uint token;
+            Com.Call(cls, Slot.ClassGetToken, &token);
+            var module = stop.Get(cls, Slot.ClassGetModule, "ICorDebugClass::GetModule");
+            var path = ModulePath(module);
+            return (path, (int)token, ModuleMetadata.Of(path));
+        }
+
+        private IntPtr Field(IntPtr obj, IntPtr cls, int fieldToken)
+        {
+            IntPtr value;
+            return fieldToken != 0 && Com.Call(obj, Slot.ObjectGetFieldValue, cls, (uint)fieldToken, &value) >= 0 ? stop.Keep(value) : IntPtr.Zero;
+        }
+
+        private JsonObject RenderObject(IntPtr obj, int depth)
+        {
+            var (path, token, metadata) = ClassOf(obj, out var cls);
+            var name = metadata.NameOf(token);
+            if (path == kitePath && kiteTypes[token.ToString(CultureInfo.InvariantCulture)] is JsonObject kite)
+            {
+                var typeName = kite["name"]!.GetValue<string>();
+                if (kite["members"] is JsonObject members && members.Count > 0)
+                {
+                    var valueField = Field(obj, cls, metadata.Field(token, "value__"));
+                    var number = valueField == IntPtr.Zero ? 0 : Read<int>(valueField);
+                    var member = members[number.ToString(CultureInfo.InvariantCulture)]?.GetValue<string>() ?? number.ToString(CultureInfo.InvariantCulture);
+                    return Plain(typeName, typeName + "." + member);
+                }
+                var parts = new List<string>();
+                var named = new List<(string, IntPtr)>();
+                foreach (var field in (JsonArray)kite["fields"]!)
+                {
+                    var f = (JsonArray)field!;
+                    var fieldValue = Field(obj, cls, f[0]!.GetValue<int>());
+                    var fieldName = f[1]!.GetValue<string>();
+                    named.Add((fieldName, fieldValue));
+                    if (depth < DepthShown)
+                        parts.Add(fieldName + ": " + (fieldValue == IntPtr.Zero ? "?" : Render(fieldValue, depth + 1)["text"]!.GetValue<string>()));
+                }
+                return Expandable("record", typeName, typeName + "(" + (depth < DepthShown ? string.Join(", ", parts) : "...") + ")", named);
+            }
+            if (name == "System.Decimal")
+            {
+                byte* raw = stackalloc byte[16];
+                var generic = stop.Query(obj, Iid.GenericValue);
+                if (generic != IntPtr.Zero && Com.Call(generic, Slot.GenericGetValue, raw) >= 0)
+                {
+                    int flags = *(int*)raw;
+                    uint hi = *(uint*)(raw + 4);
+                    ulong lo = *(ulong*)(raw + 8);
+                    var d = new decimal((int)(uint)lo, (int)(uint)(lo >> 32), (int)hi, flags < 0, (byte)((flags >> 16) & 0xff));
+                    return Plain("dec", d.ToString(CultureInfo.InvariantCulture));
+                }
+            }
+            if (name == "System.Nullable`1")
+            {
+                var has = Field(obj, cls, metadata.Field(token, "hasValue"));
+                if (has == IntPtr.Zero || Read<byte>(has) == 0) return Plain("none", "none");
+                var inner = Field(obj, cls, metadata.Field(token, "value"));
+                return inner == IntPtr.Zero ? Plain("none", "none") : Render(inner, depth);
+            }
+            if (name == "System.Collections.Generic.List`1")
+            {
+                var items = Elements(Field(obj, cls, metadata.Field(token, "_items")), Count(obj, cls, metadata, token, "_size"), e => (e, IntPtr.Zero));
+                return Collection("list", "[", "]", items, depth, keyed: false);
+            }
+            if (name == "System.Collections.Generic.HashSet`1" || name == "System.Collections.Generic.Dictionary`2")
+            {
+                bool map = name.EndsWith("`2", StringComparison.Ordinal);
+                var entries = Elements(Field(obj, cls, metadata.Field(token, "_entries")), Count(obj, cls, metadata, token, "_count"), entry =>
+                {
+                    var entryObject = stop.Query(entry, Iid.ObjectValue);
+                    if (entryObject == IntPtr.Zero) return (IntPtr.Zero, IntPtr.Zero);
+                    var (_, entryToken, entryMetadata) = ClassOf(entryObject, out var entryClass);
+                    var next = Field(entryObject, entryClass, entryMetadata.Field(entryToken, map ? "next" : "_next") is var t && t != 0 ? t : entryMetadata.Field(entryToken, "Next"));
+                    if (next != IntPtr.Zero && Read<int>(next) < -1) return (IntPtr.Zero, IntPtr.Zero);  // a free entry
+                    if (map) return (Field(entryObject, entryClass, entryMetadata.Field(entryToken, "value")), Field(entryObject, entryClass, entryMetadata.Field(entryToken, "key")));
+                    return (Field(entryObject, entryClass, entryMetadata.Field(entryToken, "Value")), IntPtr.Zero);
+                });
+                return map ? Collection("map", "{", "}", entries, depth, keyed: true) : Collection("set", "{", "}", entries, depth, keyed: false);
+            }
+            return Plain("object", "<" + name + ">");
+        }
+
+        private int Count(IntPtr obj, IntPtr cls, ModuleMetadata metadata, int token, string field)
+        {
+            var count = Field(obj, cls, metadata.Field(token, field));
+            return count == IntPtr.Zero ? 0 : Read<int>(count);
+        }
+
+        // The first `count` elements of an array: each as (value, key); a zero value is skipped (a free entry)
+        private List<(IntPtr value, IntPtr key)> Elements(IntPtr arrayValue, int count, Func<IntPtr, (IntPtr, IntPtr)> pick)
+        {
+            var found = new List<(IntPtr, IntPtr)>();
+            if (arrayValue == IntPtr.Zero) return found;
+            var reference = stop.Query(arrayValue, Iid.ReferenceValue);
+            var target = arrayValue;
+            if (reference != IntPtr.Zero)
+            {
+                int isNull;
+                Com.Call(reference, Slot.ReferenceIsNull, &isNull);
+                if (isNull != 0) return found;
+                target = stop.Get(reference, Slot.ReferenceDereference, "ICorDebugReferenceValue::Dereference");
+            }
+            var array = stop.Query(target, Iid.ArrayValue);
+            if (array == IntPtr.Zero) return found;
+            for (uint i = 0; i < count; i++)
+            {
+                IntPtr element;
+                if (Com.Call(array, Slot.ArrayGetElementAtPosition, i, &element) < 0) break;
+                var picked = pick(stop.Keep(element));
+                if (picked.Item1 != IntPtr.Zero) found.Add(picked);
+            }
+            return found;
+        }
+
+        private JsonObject Collection(string kind, string open, string close, List<(IntPtr value, IntPtr key)> items, int depth, bool keyed)
+        {
+            var parts = new List<string>();
+            var named = new List<(string, IntPtr)>();
+            for (int i = 0; i < items.Count; i++)
+            {
+                var (value, key) = items[i];
+                string? keyText = keyed ? Render(key, depth + 1)["text"]!.GetValue<string>() : null;
+                named.Add((keyText ?? $"[{i}]", value));
+                if (depth < DepthShown && i < ItemsShown)
+                {
+                    var valueText = Render(value, depth + 1)["text"]!.GetValue<string>();
+                    parts.Add(keyed ? keyText + ": " + valueText : valueText);
+                }
+            }
+            if (items.Count > ItemsShown || (depth >= DepthShown && items.Count > 0)) parts.Add("...");
+            var shown = Expandable(kind, kind, open + string.Join(", ", parts) + close, named);
+            shown["count"] = items.Count;
+            return shown;
+        }
+
+        private JsonObject Expandable(string kind, string type, string text, List<(string, IntPtr)> children)
+        {
+            int reference = expandable.Count + 1;
+            expandable[reference] = children;
+            var shown = Plain(kind, text);
+            shown["type"] = type;
+            shown["ref"] = reference;
+            return shown;
+        }
+
+        private readonly Dictionary<int, List<(string, IntPtr)>> expandable = new();
+
+        private JsonNode Children(int reference)
+        {
+            if (!expandable.TryGetValue(reference, out var children)) throw new InvalidOperationException("no such value in this stop");
+            var list = new JsonArray();
+            foreach (var (name, value) in children)
+            {
+                var shown = value == IntPtr.Zero ? Plain("object", "<unreadable>") : Render(value, 0);
+                shown["name"] = name;
+                list.Add(shown);
+            }
+            return new JsonObject { ["children"] = list };
+        }
+
+        // ---- exceptions
+
+        private (string type, string message) CurrentException(IntPtr thread)
+        {
+            var exception = stop.GetOrZero(thread, Slot.ThreadGetCurrentException);
+            if (exception == IntPtr.Zero) return ("", "");
+            var reference = stop.Query(exception, Iid.ReferenceValue);
+            var target = reference == IntPtr.Zero ? exception : stop.GetOrZero(reference, Slot.ReferenceDereference);
+            var obj = target == IntPtr.Zero ? IntPtr.Zero : stop.Query(target, Iid.ObjectValue);
+            if (obj == IntPtr.Zero || coreLibModule == IntPtr.Zero) return ("", "");
+            var (_, token, metadata) = ClassOf(obj, out _);
+            var typeName = metadata.NameOf(token);
+            var core = ModuleMetadata.Of(ModulePath(coreLibModule));
+            int exceptionType = core.Type("System.Exception");
+            IntPtr exceptionClass;
+            if (Com.Call(coreLibModule, Slot.ModuleGetClassFromToken, (uint)exceptionType, &exceptionClass) < 0) return (typeName, "");
+            stop.Keep(exceptionClass);
+            var message = Field(obj, exceptionClass, core.Field(exceptionType, "_message"));
+            if (message == IntPtr.Zero) return (typeName, "");
+            var shown = Render(message, 0);
+            return (typeName, shown["raw"]?.GetValue<string>() ?? "");
+        }
+    }
+
+    // ICorDebugManagedCallback and ICorDebugManagedCallback2, as two hand-made COM objects sharing one
+    // QueryInterface. Every event the engine does not act on continues the controller it came with.
+    internal static unsafe class Callbacks
+    {
+        private static Engine? engine;
+        private static IntPtr first, second;
+        private const int FirstSlots = 29, SecondSlots = 11;
+
+        public static IntPtr Create(Engine owner)
+        {
+            engine = owner;
+            var v1 = (void**)NativeMemory.Alloc(FirstSlots, (nuint)sizeof(void*));
+            var v2 = (void**)NativeMemory.Alloc(SecondSlots, (nuint)sizeof(void*));
+            v1[0] = v2[0] = (delegate* unmanaged<IntPtr, Guid*, IntPtr*, int>)&QueryInterface;
+            v1[1] = v2[1] = v1[2] = v2[2] = (delegate* unmanaged<IntPtr, uint>)&Count;
+            for (int i = 3; i < FirstSlots; i++) v1[i] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, int>)&ContinueFirstArgument;
+            v1[3] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, int>)&Breakpoint;
+            v1[4] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, uint, int>)&StepComplete;
+            v1[5] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int>)&Break;
+            v1[6] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int, int>)&Exception;
+            v1[9] = (delegate* unmanaged<IntPtr, IntPtr, int>)&CreateProcess;
+            v1[10] = (delegate* unmanaged<IntPtr, IntPtr, int>)&ExitProcess;
+            v1[13] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int>)&LoadModule;
+            v1[25] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int>)&NameChange;
+            for (int i = 3; i < SecondSlots; i++) v2[i] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, IntPtr, int>)&ContinueFirstArgument;
+            first = (IntPtr)NativeMemory.Alloc((nuint)sizeof(void*));
+            *(void***)first = v1;
+            second = (IntPtr)NativeMemory.Alloc((nuint)sizeof(void*));
+            *(void***)second = v2;
+            return first;
+        }
+
+        public static IntPtr Process;  // from CreateProcess: what continues an event that names no app domain
+
+        [UnmanagedCallersOnly]
+        private static int QueryInterface(IntPtr self, Guid* iid, IntPtr* found)
+        {
+            if (*iid == Iid.IUnknown || *iid == Iid.ManagedCallback) { *found = first; return 0; }
+            if (*iid == Iid.ManagedCallback2) { *found = second; return 0; }
+            *found = IntPtr.Zero;
+            return unchecked((int)0x80004002);  // E_NOINTERFACE
+        }
+
+        // Static objects that live as long as the engine: reference counts are not needed
+        [UnmanagedCallersOnly]
+        private static uint Count(IntPtr self) => 1;
+
+        private static void Continue(IntPtr controller) => Com.Call(controller != IntPtr.Zero ? controller : Process, Slot.Continue, 0u);
+
+        [UnmanagedCallersOnly]
+        private static int ContinueFirstArgument(IntPtr self, IntPtr controller, IntPtr a, IntPtr b, IntPtr c, IntPtr d, IntPtr e)
+        {
+            Continue(controller);
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int CreateProcess(IntPtr self, IntPtr process)
+        {
+            Process = process;
+            Com.Call(process, Slot.Continue, 0u);
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int ExitProcess(IntPtr self, IntPtr process)
+        {
+            engine!.OnExit();
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int NameChange(IntPtr self, IntPtr appDomain, IntPtr thread)
+        {
+            Continue(appDomain);
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int LoadModule(IntPtr self, IntPtr appDomain, IntPtr module)
+        {
+            engine!.OnLoadModule(appDomain, module);
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int Breakpoint(IntPtr self, IntPtr appDomain, IntPtr thread, IntPtr breakpoint)
+        {
+            engine!.OnStopped(thread, "breakpoint");
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int StepComplete(IntPtr self, IntPtr appDomain, IntPtr thread, IntPtr stepper, uint reason)
+        {
+            engine!.OnStopped(thread, "step");
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int Break(IntPtr self, IntPtr appDomain, IntPtr thread)
+        {
+            engine!.OnStopped(thread, "pause");
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int Exception(IntPtr self, IntPtr appDomain, IntPtr thread, int unhandled)
+        {
+            if (!engine!.OnException(thread)) Continue(appDomain);
+            return 0;
+        }
+    }
+}
