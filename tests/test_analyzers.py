@@ -25,3 +25,14 @@ def test_the_rule_fires_on_its_marked_line(rule_id):
     result = run_kite(["check", fixture.name], cwd=ANALYZER_FIXTURES)
     fired = [int(m.group(1)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning {rule_id}:", result.output, re.MULTILINE)]
     assert fired == marked, result.output  # once per marked line: one problem, one line
+
+
+def test_the_rules_read_tests_as_they_read_functions():
+    """LANGUAGE.md §12: CA rules apply inside `test` blocks, of the program and of its test files."""
+    folder = ANALYZER_FIXTURES / "in_tests"
+    result = run_kite(["check", "counting.kite"], cwd=folder)
+    for fixture in sorted(folder.glob("*.kite")):
+        lines = fixture.read_text().splitlines()
+        marked = sorted((number, rule) for number, line in enumerate(lines, start=1) for rule in re.findall(r"# (CA\d{4})", line))
+        fired = sorted((int(m.group(1)), m.group(2)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning (CA\d{{4}}):", result.output, re.MULTILINE))
+        assert marked and fired == marked, result.output

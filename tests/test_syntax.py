@@ -11,7 +11,7 @@ from kite.errors import UnusableInput
 from kite.pipeline import kite_layer
 from kite.source import decode
 from kite.syntax import nodes as n
-from kite.syntax.parser import MAX_NESTING
+from kite.syntax.parser import MAX_HEIGHT, MAX_NESTING
 
 
 def kite_lines(text: str, name: str = "t.kite") -> list[str]:
@@ -94,9 +94,13 @@ DEEP_SHAPES = {
     "member_chain": "module Deep\n\nfn f(a: str) -> int\n    return a" + ".Length" * 50_000 + "\n",
     "index_chain": "module Deep\n\nfn f(a: list<int>) -> int\n    return a" + "[0]" * 50_000 + "\n",
     "calls": "module Deep\n\nfn f(a: int) -> int\n    return " + "f(" * 5000 + "a" + ")" * 5000 + "\n",
+}
+# A chain of one operator is one level (LANGUAGE.md §12); one longer than the passes' recursion allows is KT000 too.
+LONG_CHAINS = {
     "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * 50_000) + "\n",
     "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * 50_000) + "\n",
 }
+TOO_LONG = f"more than {MAX_HEIGHT} operators and brackets inside one another"
 
 
 @pytest.mark.parametrize("shape", sorted(DEEP_SHAPES))
@@ -104,6 +108,29 @@ def test_types_holes_and_long_chains_are_a_nesting_diagnostic_with_a_short_messa
     lines = kite_lines(DEEP_SHAPES[shape])
     assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
     assert all(len(line) < 200 for line in lines)
+
+
+@pytest.mark.parametrize("shape", sorted(LONG_CHAINS))
+def test_a_chain_longer_than_the_passes_allow_is_kt000_not_a_recursion_error(shape):
+    lines = kite_lines(LONG_CHAINS[shape])
+    assert len(lines) == 1 and TOO_LONG in lines[0], lines[:3]
+
+
+CHAINS = {
+    "sum": " + ".join(["1"] * 100),
+    "strings": " + ".join(['"s"'] * 120),
+    "and": " and ".join(["true"] * 110),
+    "mixed": " - ".join(["a * 2 + 1"] * 60),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CHAINS))
+def test_a_chain_of_one_operator_is_one_level(shape):
+    """LANGUAGE.md §12: the nesting limit never counts the operands of one operator; nested 95 calls deep it holds."""
+    text = f"module Chains\n\nfn f(a: int) -> int\n    return a\n\nfn g(a: int) -> str\n    let x = {CHAINS[shape]}\n    return f\"{{x}}\"\n"
+    assert kite_lines(text) == []
+    nested = "f(" * 95 + CHAINS["sum"] + ")" * 95
+    assert kite_lines(f"module Chains\n\nfn f(a: int) -> int\n    return {nested}\n") == []
 
 
 def test_a_deep_type_through_every_layer_is_a_diagnostic_not_an_internal_error(tmp_path):
@@ -132,6 +159,8 @@ def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(shape):
     lines = kite_lines(text)
     if shape == "parens":
         assert lines == []  # grouping parentheses leave no node behind: the AST is flat
+    elif shape == "sum":
+        assert any(TOO_LONG in line for line in lines), lines[:3]
     else:
         assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
 
