@@ -24,7 +24,10 @@ TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
 CASCADES_FROM_LEAKS = frozenset({"KT000", "KT002"})
 # What keeps a unit from the C# layers, and how the JSON report says it.
-NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)"}
+# What stops the C# layers. A constant cycle (KT009) too: its constants' types cannot be told, and the compiler's
+# words about them (object + int) would be a second diagnostic for the one mistake.
+NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)",
+                "KT009": "module constants read each other in a cycle (KT009)"}
 
 
 @dataclass(frozen=True)
