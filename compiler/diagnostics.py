@@ -68,6 +68,24 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """A place the diagnostic's cause involves (the earlier declaration a second one meets): SARIF's
+    relatedLocations, LSP's relatedInformation. Positions live here, never in the message, so a diagnostic that
+    only moved keeps its key (kite.new_only: severity, code, message)."""
+
+    file: str
+    line: int
+    column: int  # 1-based; 0 when only the line is known
+    message: str  # "the earlier let 'n'"
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
+
+    def render(self) -> str:
+        return f"{visible(self.file)}({self.line}): {visible(self.message)}"
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     file: str
     line: int
@@ -81,6 +99,7 @@ class Diagnostic:
     end_line: int = 0
     end_column: int = 0
     fix: Fix | None = field(default=None, compare=False)  # what the diagnostic says, not which one it is
+    related: tuple[Related, ...] = field(default=(), compare=False)  # where else its cause is (never in the message)
 
     def __post_init__(self):
         if not self.end_line:
@@ -89,7 +108,9 @@ class Diagnostic:
 
     def render(self) -> str:
         # A message can quote the program (a test's description): it must not be able to start a line of its own.
-        return f"{visible(self.file)}({self.line}): {self.severity.value} {self.id}: {visible(self.message)}"
+        # Related places follow on the same line: one line per diagnostic (LANGUAGE.md section 10).
+        where = "".join(f" [see {related.render()}]" for related in self.related)
+        return f"{visible(self.file)}({self.line}): {self.severity.value} {self.id}: {visible(self.message)}{where}"
 
     def to_json(self) -> dict:
         return {
@@ -103,6 +124,7 @@ class Diagnostic:
             "message": self.message,
             "layer": self.layer.value,
             **({"fix": self.fix.to_json()} if self.fix is not None else {}),
+            **({"related": [related.to_json() for related in self.related]} if self.related else {}),
         }
 
     @classmethod
@@ -110,7 +132,8 @@ class Diagnostic:
         """The diagnostic `to_json` gave (the compile worker's replies carry them so)."""
         fix = data.get("fix")
         return cls(**{**data, "severity": Severity(data["severity"]), "layer": Layer(data["layer"]),
-                      "fix": None if fix is None else Fix.from_json(fix)})
+                      "fix": None if fix is None else Fix.from_json(fix),
+                      "related": tuple(Related(**related) for related in data.get("related", ()))})
 
 
 def sort_key(d: Diagnostic) -> tuple:
@@ -185,6 +208,7 @@ class Rule:
         """At a point: where only the start is known (a budget that ran out, a file with nothing in it)."""
         return Diagnostic(file, line, column, self.severity, self.id, message, Layer.KITE)
 
-    def on(self, file: str, where: Ranged, message: str, fix: Fix | None = None) -> Diagnostic:
-        """Covering `where`: a node, or the Span of a name or token; `fix`, what to write instead where the rule knows."""
-        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column, fix)
+    def on(self, file: str, where: Ranged, message: str, fix: Fix | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
+        """Covering `where`: a node, or the Span of a name or token; `fix`, what to write instead where the rule knows;
+        `related`, the other places its cause involves (a line number never goes into `message`)."""
+        return Diagnostic(file, where.line, where.column, self.severity, self.id, message, Layer.KITE, where.end_line, where.end_column, fix, related)

@@ -5,6 +5,10 @@ error goes with it. The state file remembers what the last check of each file re
 code and message, never by position: a message that only moved four lines down is not new. The key is counted as a
 multiset (a second identical message is new), and the state holds only the latest check of each file, so a
 diagnostic that was fixed and then comes back is new again.
+
+The state of a file is kept per layer (kite, compiler, analyzers): a check updates only the layers it ran, so a
+`--layer kite` check between two full checks leaves the C# layers' part alone, and the next full check does not
+repeat every C# diagnostic. A version 1 state (one multiset per file) is read as empty: everything is new once.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from kite.diagnostics import Diagnostic
+from kite.diagnostics import Diagnostic, Layer
 from kite.errors import UnusableInput
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+OLDER_VERSIONS = (1,)  # read as an empty state, not as unusable: an upgrade of kite repeats a check's report once
 
 Key = tuple[str, str, str]  # severity, code, message
 
@@ -33,10 +38,10 @@ def key_of(d: Diagnostic) -> Key:
 
 
 class ReportedState:
-    """What the latest check of each file reported, as a multiset of keys per file."""
+    """What the latest check of each file reported, as a multiset of keys per file and layer."""
 
-    def __init__(self, files: dict[str, Counter] | None = None):
-        self.files: dict[str, Counter] = files or {}
+    def __init__(self, files: dict[str, dict[Layer, Counter]] | None = None):
+        self.files: dict[str, dict[Layer, Counter]] = files or {}
 
     @classmethod
     def load(cls, path: str) -> ReportedState:
@@ -49,11 +54,14 @@ class ReportedState:
             raise UnusableInput(f"{path}: cannot read the --new-only state ({error})") from None
         try:
             document = json.loads(text)
+            if document.get("version") in OLDER_VERSIONS:
+                return cls()
             if document.get("version") != STATE_VERSION:
                 raise ValueError(f"version {document.get('version')!r}, expected {STATE_VERSION}")
             return cls({
-                file: Counter({(severity, code, message): count for severity, code, message, count in entries})
-                for file, entries in document["files"].items()
+                file: {Layer(layer): Counter({(severity, code, message): count for severity, code, message, count in entries})
+                       for layer, entries in layers.items()}
+                for file, layers in document["files"].items()
             })
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise UnusableInput(f"{path}: not a kite --new-only state file ({error})") from None
@@ -63,8 +71,9 @@ class ReportedState:
         document = {
             "version": STATE_VERSION,
             "files": {
-                file: [[*key, count] for key, count in sorted(counts.items())]
-                for file, counts in sorted(self.files.items()) if counts
+                file: {layer.value: [[*key, count] for key, count in sorted(counts.items())]
+                       for layer, counts in sorted(layers.items(), key=lambda item: item[0].order) if counts}
+                for file, layers in sorted(self.files.items()) if any(layers.values())
             },
         }
         target = Path(path)
@@ -77,21 +86,23 @@ class ReportedState:
             Path(staging).unlink(missing_ok=True)
             raise
 
-    def update(self, checked_files, found: list[Diagnostic]) -> list[Diagnostic]:
+    def update(self, checked_files, found: list[Diagnostic], layers=tuple(Layer)) -> list[Diagnostic]:
         """The diagnostics in `found` that the state had not reported, in their order; then the state holds `found`
-        as the latest report of every file in `checked_files` (other files keep theirs).
+        as the latest report of the `layers` that ran, for every file in `checked_files` (other files, and the layers
+        that did not run, keep theirs).
 
         With more copies of a key than before, the later ones are the new ones."""
-        before = {file_key(file): self.files.get(file_key(file), Counter()) for file in checked_files}
-        now: dict[str, Counter] = {file: Counter() for file in before}
+        ran = set(layers)
+        now: dict[tuple[str, Layer], Counter] = {(file_key(file), layer): Counter() for file in checked_files for layer in ran}
         fresh = []
         for d in found:
-            file = file_key(d.file)
-            counts = now.setdefault(file, Counter())
+            place = (file_key(d.file), d.layer)
+            counts = now.setdefault(place, Counter())
             counts[key_of(d)] += 1
-            if counts[key_of(d)] > before.get(file, self.files.get(file, Counter()))[key_of(d)]:
+            if counts[key_of(d)] > self.files.get(place[0], {}).get(place[1], Counter())[key_of(d)]:
                 fresh.append(d)
-        self.files.update(now)
+        for (file, layer), counts in now.items():
+            self.files.setdefault(file, {})[layer] = counts
         return fresh
 
 
@@ -100,11 +111,11 @@ def new_diagnostics(sources, reports, state_path: str) -> list[Diagnostic]:
     updated with every unit that was checked.
 
     `sources` are the units' UnitSource (their program and test files), `reports` their UnitReport in the same order;
-    a unit that could not be checked leaves its files' state as it was."""
+    a unit that could not be checked leaves its files' state as it was, and a check updates only the layers it ran."""
     state = ReportedState.load(state_path)
     fresh = []
     for source, report in zip(sources, reports, strict=True):
         if report.check is not None:
-            fresh += state.update([source.program, *source.tests], list(report.check.diagnostics))
+            fresh += state.update([source.program, *source.tests], list(report.check.diagnostics), report.check.layers_run)
     state.save(state_path)
     return fresh

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,10 @@ TEST_SUFFIX = ".test.kite"
 # What recovery of a leaked line could cause on that line (recovered `var` is `let mut`, maybe never changed).
 CASCADES_FROM_LEAKS = frozenset({"KT000", "KT002"})
 # What keeps a unit from the C# layers, and how the JSON report says it.
-NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)"}
+# What stops the C# layers. A constant cycle (KT009) too: its constants' types cannot be told, and the compiler's
+# words about them (object + int) would be a second diagnostic for the one mistake.
+NOT_COMPILED = {"KT000": "the unit has syntax errors (KT000)", "KT010": "lambdas nested too deep to compile (KT010)",
+                "KT009": "module constants read each other in a cycle (KT009)"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,16 @@ SAME_PROBLEM = {rule.RULE.id: rule.RULE.same_as for rule in ALL_RULES}
 # C# ids that only restate another C# diagnostic on the same line: an int? used as int is CS0266, and CS8629
 # ("nullable value type may be null") about the same conversion adds nothing.
 RESTATES = {"CS8629": frozenset({"CS0266"})}
+# A name declared twice (KT015) makes the compiler speak wherever the other declaration or a call of it is, often in
+# a hidden test file: those words for the same cause go too, in every file of the unit, when they name that name
+# (LANGUAGE.md section 12: a diagnostic never points into a hidden test file for a cause that lies in the answer).
+ANYWHERE = {"KT015": frozenset({"CS0111", "CS0121", "CS0102"})}
+QUOTED_NAME = re.compile(r"'([^']+)'")
+
+
+def names_the_same(d: Diagnostic, names: set[str]) -> bool:
+    """CS0102/CS0111 quote the member ('price_of'); CS0121 quotes its signatures ('Shop.close_to(int, int)')."""
+    return any(quoted.split("(")[0].rsplit(".", 1)[-1] in names for quoted in QUOTED_NAME.findall(d.message))
 
 
 def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
@@ -144,9 +158,14 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
 
     Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
     covered: dict[tuple[str, int], set[str]] = {}
+    anywhere: dict[str, set[str]] = {}  # C# id -> the names a Kite diagnostic reports in every file
     for k in kite:
         if SAME_PROBLEM.get(k.id):
             covered.setdefault((k.file, k.line), set()).update(SAME_PROBLEM[k.id])
+        quoted = QUOTED_NAME.search(k.message) if k.id in ANYWHERE else None
+        if quoted is not None:
+            for code in ANYWHERE[k.id]:
+                anywhere.setdefault(code, set()).add(quoted.group(1))
     ids_on_line: dict[tuple[str, int], set[str]] = {}
     for d in csharp:
         ids_on_line.setdefault((d.file, d.line), set()).add(d.id)
@@ -159,7 +178,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue  # recovery's guess at a leaked line is not the user's code
-        if d.id in covered.get((d.file, d.line), ()):
+        if d.id in covered.get((d.file, d.line), ()) or (d.id in anywhere and names_the_same(d, anywhere[d.id])):
             continue
         kept.append(in_kite_words(d))
     return diag.ordered(kept)

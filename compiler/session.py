@@ -194,7 +194,7 @@ class Session:
         if through is Layer.KITE:
             return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, None)
         if modules is None:
-            stopped_by = "KT010" if any(d.id == "KT010" for d in found) else "KT000"
+            stopped_by = next((rule_id for rule_id in ("KT010", "KT000", "KT009") if any(d.id == rule_id for d in found)), "KT000")
             skipped = (f"compiler and analyzers did not run: {NOT_COMPILED[stopped_by]}",)
             return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,), skipped), parsed, None)
         generated = generate_unit(unit, modules)

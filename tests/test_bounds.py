@@ -14,7 +14,7 @@ from conftest import FIXTURES, run_kite
 from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic, Layer, Severity, ordered
 from kite.dotnet.compile_worker import shared_worker
-from kite.pipeline import RESTATES, SAME_PROBLEM, Unit, merge
+from kite.pipeline import ANYWHERE, QUOTED_NAME, RESTATES, SAME_PROBLEM, Unit, merge, names_the_same
 from kite.session import Session
 from kite.source import MAX_SOURCE_BYTES, MAX_SOURCE_LINES, decode
 from kite.syntax.frontend import SyntaxResult
@@ -23,14 +23,14 @@ FILES = ("a.kite", "a.test.kite")
 KITE_IDS = sorted(SAME_PROBLEM)
 CSHARP_IDS = sorted(
     {same for ids in SAME_PROBLEM.values() for same in ids} | set(RESTATES) | {i for ids in RESTATES.values() for i in ids}
-    | {"CS0029", "CS0103", "CA1829"}
+    | {"CS0029", "CS0103", "CA1829"} | {same for ids in ANYWHERE.values() for same in ids}
 )
 
 
 def diagnostics(ids, layer):
     return st.builds(
         Diagnostic, st.sampled_from(FILES), st.integers(1, 6), st.integers(0, 3), st.sampled_from(list(Severity)),
-        st.sampled_from(ids), st.sampled_from(["m", "n"]), st.just(layer),
+        st.sampled_from(ids), st.sampled_from(["m", "n", "'m' twice", "a call of 'T.m(int)'"]), st.just(layer),
     )
 
 
@@ -46,6 +46,9 @@ def merged_by_definition(kite, csharp, syntax):
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):
             continue
         if any(k.file == d.file and k.line == d.line and d.id in SAME_PROBLEM.get(k.id, ()) for k in kite):
+            continue
+        if any(d.id in ANYWHERE.get(k.id, ()) and QUOTED_NAME.search(k.message) and names_the_same(d, {QUOTED_NAME.search(k.message).group(1)})
+               for k in kite):
             continue
         kept.append(in_kite_words(d))
     return ordered(kept)
@@ -82,6 +85,21 @@ def test_merge_drops_the_compilers_word_for_a_problem_kite_reports_on_that_line_
     kite = [at(3, "KT001", Layer.KITE)]
     csharp = [at(3, "CS0191", Layer.COMPILER), at(4, "CS0191", Layer.COMPILER), at(3, "CS0029", Layer.COMPILER)]
     assert merge(kite, csharp, {}) == [kite[0], csharp[2], csharp[1]]
+
+
+def test_kt015_drops_the_compilers_words_for_that_name_in_every_file_and_only_for_that_name():
+    """One mistake, one diagnostic: the answer's KT015 stands for the CS0102/CS0111/CS0121 that the hidden test file
+    gets for the same name (issue 22), and a diagnostic never points into that file for it."""
+    kt015 = Diagnostic("a.kite", 3, 4, Severity.ERROR, "KT015", "'close_to' is also a function of a.test.kite: choose another name", Layer.KITE)
+
+    def there(rule_id, message):
+        return Diagnostic("a.test.kite", 7, 1, Severity.ERROR, rule_id, message, Layer.COMPILER)
+
+    same = [there("CS0102", "The type 'Shop' already contains a definition for 'close_to'"),
+            there("CS0111", "Type 'Shop' already defines a member called 'close_to' with the same parameter types"),
+            there("CS0121", "The call is ambiguous between the following methods or properties: 'Shop.close_to(int, int)' and 'Shop.close_to(dec, dec)'")]
+    other = there("CS0102", "The type 'Shop' already contains a definition for 'price_of'")
+    assert merge([kt015], [*same, other], {}) == [kt015, other]
 
 
 def test_merge_says_a_message_once_per_line_and_drops_a_warning_that_restates_an_error_there():

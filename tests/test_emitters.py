@@ -27,9 +27,11 @@ def stable(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def check_set(tmp_path_factory):
-    """The article's three examples, a file the C# layers cannot run on, and an empty file."""
+    """The article's three examples, a file the C# layers cannot run on, a name declared again (a related location)
+    and an empty file."""
     folder = tmp_path_factory.mktemp("check_set")
-    for source in (ARTICLE / "mistakes.kite", ARTICLE / "leak.kite", ARTICLE / "ca.kite", FIXTURES / "KT000" / "header_colon.kite"):
+    for source in (ARTICLE / "mistakes.kite", ARTICLE / "leak.kite", ARTICLE / "ca.kite", FIXTURES / "KT000" / "header_colon.kite",
+                   FIXTURES / "KT011" / "name_in_scope.kite"):
         shutil.copy(source, folder / source.name)
     (folder / "empty.kite").write_bytes(b"")
     return folder

@@ -90,7 +90,7 @@ def test_an_answer_cannot_take_over_a_helper_of_the_hidden_tests():
     result = kite_test("takes_over_a_helper.kite", "--tests", "wallet_hidden.test.kite")
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == ("takes_over_a_helper.kite(3): error KT015: 'close_to' is also a function of "
-                                             "wallet_hidden.test.kite (line 3): a program and its tests share one module, choose another name")
+                                             "wallet_hidden.test.kite: a program and its tests share one module, choose another name")
     assert result.output.splitlines()[-1] == "0 passed, 1 failed"
 
 
@@ -99,7 +99,8 @@ def test_an_answer_cannot_take_over_a_helper_of_the_hidden_tests():
 REBINDING = [
     # fn Item beside type Item: the tests' Item("ink", 0.5) called the answer's fn, which returns none.
     ("shop_fakes_the_constructor.kite", "shop_hidden.test.kite",
-     "shop_fakes_the_constructor.kite(7): error KT015: 'Item' is already a type on line 3: a name is one thing in a module, choose another name"),
+     ("shop_fakes_the_constructor.kite(7): error KT015: 'Item' is already a type: a name is one thing in a module, choose another name "
+      "[see shop_fakes_the_constructor.kite(3): the type 'Item' is declared here]")),
     # let Int32 = Bounds(0): the tests' Int32.MinValue read the answer's constant.
     ("peaks_rebinds_int32.kite", "peaks_hidden.test.kite",
      "peaks_rebinds_int32.kite(6): error KT015: constant 'Int32' takes the name of the .NET type Int32: it would hide that type in every file of the module, choose another name"),

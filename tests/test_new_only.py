@@ -91,3 +91,80 @@ def test_unusable_options_and_state_are_one_line_and_exit_2(tmp_path, args, mess
     (tmp_path / "garbage.json").write_text("[1, 2")
     result = run_kite(["check", "--layer", "kite", *args, "a.kite"], tmp_path)
     assert result.exit_code == 2 and result.output.count("\n") == 1 and message in result.output
+
+
+# A diagnostic that names an earlier declaration says where it is in a related location, never in its message: when
+# code above moves, the message (and so the key) stays the same (issue 22: KT011 and KT015 said "on line 4").
+MOVED = [
+    ("module A\n\nfn f(n: int) -> int\n    let n = 2\n    return n\n", "fn f(n: int)", "\nfn f(n: int)"),  # KT011
+    ("module A\n\nfn area(x: int) -> int\n    return x\n\nfn area(x: dec) -> dec\n    return x\n",
+     "fn area(x: int)", "\nfn area(x: int)"),  # KT015
+]
+
+
+@pytest.mark.parametrize("text, earlier, moved", MOVED, ids=["KT011", "KT015"])
+def test_a_diagnostic_whose_earlier_declaration_moved_is_not_new(tmp_path, text, earlier, moved):
+    (tmp_path / "a.kite").write_text(text)
+    assert len(new_lines(new_only(tmp_path, "a.kite"))) == 1
+    (tmp_path / "a.kite").write_text(text.replace(earlier, moved))  # the earlier declaration one line down
+    assert new_lines(new_only(tmp_path, "a.kite")) == []
+
+
+def test_no_kite_rule_writes_a_line_number_into_its_message():
+    """Every message of the rules and of the compiler-message rewrites: a position goes in a related location."""
+    import re
+
+    from conftest import REPO
+    sources = [*sorted((REPO / "compiler" / "rules").glob("*.py")), REPO / "compiler" / "csharp_words.py",
+               REPO / "compiler" / "syntax" / "frontend.py", REPO / "compiler" / "pipeline.py"]
+    line_in_message = re.compile(r"""\b(on )?lines? \{""")
+    offenders = [f"{path.name}: {line.strip()}" for path in sources for line in path.read_text().splitlines()
+                 if ('f"' in line or "f'" in line) and line_in_message.search(line.split("#")[0])]
+    assert offenders == []
+
+
+def test_related_locations_go_through_json_and_say_where_the_earlier_declaration_is(tmp_path):
+    (tmp_path / "a.kite").write_text(MOVED[0][0])
+    document = json.loads(run_kite(["check", "--layer", "kite", "--format", "json", "a.kite"], tmp_path).output)
+    (kt011,) = [d for d in document["diagnostics"] if d["id"] == "KT011"]
+    assert kt011["related"] == [{"file": "a.kite", "line": 3, "column": 6, "message": "a parameter 'n' is declared here"}]
+    from kite.diagnostics import Diagnostic
+    assert Diagnostic.from_json(kt011).to_json() == kt011
+
+
+def test_a_check_of_some_layers_updates_only_those_layers_part_of_the_state(tmp_path):
+    """`--layer kite` between two full checks must not make the next full check repeat every C# diagnostic."""
+    from kite.diagnostics import Diagnostic, Layer, Severity
+    from kite.new_only import ReportedState
+
+    path = str(tmp_path / "a.kite")
+    kite = Diagnostic(path, 5, 5, Severity.ERROR, "KT001", "'total' cannot be changed: declare it with let mut", Layer.KITE)
+    csharp = Diagnostic(path, 7, 1, Severity.WARNING, "CS8602", "Dereference of a possibly null reference.", Layer.COMPILER)
+    analyzer = Diagnostic(path, 8, 1, Severity.WARNING, "CA1829", "Use Length/Count property instead of Count()", Layer.ANALYZERS)
+    state_path = str(tmp_path / "state.json")
+    state = ReportedState()
+    assert state.update([path], [kite, csharp, analyzer]) == [kite, csharp, analyzer]
+    state.save(state_path)
+    state = ReportedState.load(state_path)
+    assert state.update([path], [], (Layer.KITE,)) == []  # the kite layer fixed; the C# layers did not run
+    assert state.update([path], [csharp, analyzer]) == []  # the next full check: the C# ones are not new
+    assert state.update([path], [kite, csharp, analyzer], (Layer.KITE,)) == [kite]  # KT001 came back: new again
+
+
+def test_an_older_state_file_is_read_as_empty_not_as_unusable(tmp_path):
+    (tmp_path / "a.kite").write_text(CHANGED_LET)
+    (tmp_path / "state.json").write_text(json.dumps({"version": 1, "files": {}}))
+    assert len(new_lines(new_only(tmp_path, "a.kite"))) == 1
+
+
+def test_the_language_server_gives_a_related_location_as_related_information():
+    from kite.diagnostics import Diagnostic, Layer, Related, Severity
+    from kite.lsp.server import lsp_diagnostic
+
+    lines = ["module A", "", "fn f(n: int) -> int", "    let n = 2", "    return n"]
+    d = Diagnostic("/w/a.kite", 4, 9, Severity.ERROR, "KT011", "'n' is already a parameter, still in scope: choose another name",
+                   Layer.KITE, 4, 10, related=(Related("/w/a.kite", 3, 6, "a parameter 'n' is declared here"),))
+    (info,) = lsp_diagnostic(d, lines).related_information
+    assert (info.location.uri, info.location.range.start.line, info.location.range.start.character, info.message) == (
+        "file:///w/a.kite", 2, 5, "a parameter 'n' is declared here")
+    assert lsp_diagnostic(Diagnostic("/w/a.kite", 4, 9, Severity.ERROR, "KT001", "m", Layer.KITE), lines).related_information is None

@@ -49,6 +49,7 @@ def frame(d: diag.Diagnostic, paint) -> list[str]:
         lines.append(paint("gutter", f"{mark.line:>{width}} |") + " " + shown(text))
         carets = "^" * max(1, len(shown(text[mark.start:mark.end])))
         lines.append(paint("gutter", " " * width + " |") + " " + " " * len(shown(text[:mark.start])) + paint(severity, carets))
+    lines += [paint("gutter", " " * width + " = ") + f"note: {related.render()}" for related in d.related]
     return lines
 
 

@@ -45,6 +45,13 @@ def _region(d: diag.Diagnostic) -> dict:
     return region
 
 
+def _related(index: int, related: diag.Related) -> dict:
+    """SARIF's relatedLocations entry: a location with an id unique within its result, and what is there."""
+    region = {"startLine": max(related.line, 1), **({"startColumn": related.column} if related.column else {})}
+    return {"id": index, "physicalLocation": {"artifactLocation": {"uri": uri_reference(related.file)}, "region": region},
+            "message": {"text": related.message}}
+
+
 def _fix(d: diag.Diagnostic, fix: diag.Fix) -> dict:
     """SARIF's fix: the edits as replacements of the file's regions (same columns as the diagnostic's)."""
     replacements = [
@@ -80,6 +87,7 @@ def check(reports) -> str:
                 "artifactLocation": {"uri": uri_reference(d.file)},
                 "region": _region(d),
             }}],
+            **({"relatedLocations": [_related(index, related) for index, related in enumerate(d.related)]} if d.related else {}),
             **({"fixes": [_fix(d, d.fix)]} if d.fix is not None else {}),
         }
         for d in found

@@ -251,7 +251,14 @@ def lsp_diagnostic(d: Diagnostic, lines: list[str]) -> types.Diagnostic:
         code=d.id,
         code_description=types.CodeDescription(href=link) if link else None,
         source=features.SOURCES[Layer(d.layer)],
+        related_information=[related_information(related, lines if related.file == d.file else []) for related in d.related] or None,
     )
+
+
+def related_information(related, lines: list[str]) -> types.DiagnosticRelatedInformation:
+    """A related location as LSP has it: 0-based, in UTF-16 units where the file's text is at hand."""
+    position = lsp_position(lines, max(related.line - 1, 0), max(related.column - 1, 0))
+    return types.DiagnosticRelatedInformation(types.Location(from_fs_path(related.file), types.Range(position, position)), related.message)
 
 
 def utf16(text: str, column: int) -> int:

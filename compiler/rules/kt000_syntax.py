@@ -16,9 +16,12 @@ def check(module, facts, file):
     for where, message in facts.misplaced:
         yield RULE.on(file, where, message)
     constants = [item for item in module.items if isinstance(item, n.Let)]
-    spelled = constant_types(order_constants(constants, facts.functions).ordered, facts.functions, facts.records)
+    ordering = order_constants(constants, facts.functions)
+    spelled = constant_types(ordering.ordered, facts.functions, facts.records)
+    # A constant of a cycle is KT009's: a type written on it cannot fix a cycle (one mistake, one diagnostic).
+    in_cycle = {step for cycle in ordering.cycles for step in cycle}
     for item in constants:
-        if spelled[item.name] is None:
+        if spelled[item.name] is None and item.name not in in_cycle:
             yield RULE.on(file, n.Span.of_name(item.line, item.column, item.name), f"cannot tell the type of '{item.name}': write let {item.name}: T = ...")
 
 

@@ -1,6 +1,6 @@
 """KT011: declaring a name that is still in scope."""
 
-from kite.diagnostics import Rule, Severity, Stage
+from kite.diagnostics import Related, Rule, Severity, Stage
 from kite.rules.applicability import has
 from kite.syntax import nodes as n
 
@@ -24,8 +24,10 @@ WHAT = {"let": "a let", "mut": "a let mut", "param": "a parameter", "loop": "a f
 
 def check(module, facts, file):
     for binding, earlier in facts.redeclared:
-        message = f"'{binding.name}' is already {WHAT[earlier.kind]} on line {earlier.line}, still in scope: choose another name"
-        yield RULE.on(file, binding.span, message)
+        # Where the earlier one is goes in a related location: a line number in the message would make a
+        # diagnostic that only moved a new one (kite.new_only keys by message).
+        message = f"'{binding.name}' is already {WHAT[earlier.kind]}, still in scope: choose another name"
+        yield RULE.on(file, binding.span, message, related=(Related(file, earlier.line, earlier.column, f"{WHAT[earlier.kind]} '{earlier.name}' is declared here"),))
 
 
 judges_fragments = True

@@ -16,7 +16,7 @@ RULE = Rule(
     fix="let population = 8000000000.0  (a dec), or keep the count in range",
     # The compiler's words for the same literal: too large for any integer, or a long or uint where an int goes.
     reported_by=frozenset({Stage.AST}),
-    same_as=frozenset({"CS1021", "CS0029", "CS0266"}),
+    same_as=frozenset({"CS1021", "CS0029", "CS0266", "CS0652"}),  # CS0652: a comparison with the literal is "useless"
 )
 
 SMALLEST = -(2**31)

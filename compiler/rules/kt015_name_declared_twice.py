@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from kite.diagnostics import Rule, Severity, Stage
+from kite.diagnostics import Related, Rule, Severity, Stage
 from kite.rules.applicability import has
 from kite.syntax import nodes as n
 
@@ -64,12 +64,18 @@ def dotnet_type_names() -> frozenset[str]:
 
 
 def message(item, earlier, where: str = "") -> str:
+    """No line number: where the earlier declaration is goes in a related location (earlier_at), so a diagnostic
+    that only moved keeps its key for --new-only."""
     if isinstance(item, n.FnDecl) and isinstance(earlier, n.FnDecl) and not where:
-        return f"'{item.name}' is already a function on line {earlier.line}: Kite has no overloading, choose another name"
+        return f"'{item.name}' is already a function: Kite has no overloading, choose another name"
     if where:
-        return (f"'{item.name}' is also a {kind_of(earlier)} of {where} (line {earlier.line}): "
+        return (f"'{item.name}' is also a {kind_of(earlier)} of {where}: "
                 "a program and its tests share one module, choose another name")
-    return f"'{item.name}' is already a {kind_of(earlier)} on line {earlier.line}: a name is one thing in a module, choose another name"
+    return f"'{item.name}' is already a {kind_of(earlier)}: a name is one thing in a module, choose another name"
+
+
+def earlier_at(file: str, earlier) -> tuple[Related, ...]:
+    return (Related(file, earlier.line, earlier.column, f"the {kind_of(earlier)} '{earlier.name}' is declared here"),)
 
 
 def check(module, facts, file):
@@ -77,7 +83,7 @@ def check(module, facts, file):
     for item in declarations(module):
         earlier = first.get(item.name)
         if earlier is not None and clash(earlier, item):
-            yield RULE.on(file, name_of(item), message(item, earlier))
+            yield RULE.on(file, name_of(item), message(item, earlier), related=earlier_at(file, earlier))
         elif isinstance(item, VALUES) and item.name in dotnet_type_names():
             yield RULE.on(file, name_of(item), f"{kind_of(item)} '{item.name}' takes the name of the .NET type {item.name}: "
                                                "it would hide that type in every file of the module, choose another name")
@@ -93,6 +99,7 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
         for path, module in tests:
             other = next((decl for decl in declarations(module) if clash(decl, item)), None) if module is not None else None
             if other is not None:
+                # No related location: it would point into a test file that may be hidden (LANGUAGE.md section 12).
                 yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
                 break
 
