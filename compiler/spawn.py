@@ -4,6 +4,7 @@ pools of worker processes."""
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import ctypes
 import os
 import signal
@@ -37,6 +38,18 @@ def die_with_parent(parent_pid: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent_pid:
         os._exit(1)
+
+
+def kill_group(process: subprocess.Popen, streams) -> None:
+    """SIGKILL the child's whole process group (inside bubblewrap the pid namespace goes with it), reap it, and close
+    its pipes."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    for stream in streams:
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
 
 
 def process_executor(jobs: int) -> concurrent.futures.Executor:

@@ -7,12 +7,11 @@ own, with a parent-death signal, and `close` kills the group.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import json
 import os
 import queue
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import ToolchainError
-from kite.spawn import spawn
+from kite.spawn import die_with_parent, kill_group, spawn
 
 ENGINE_SOURCES = ("KiteDebugCom.cs", "KiteDebugSymbols.cs", "KiteDebugEngine.cs")
 HOOK_SOURCE = "KiteDebugHook.cs"
@@ -105,7 +104,7 @@ class Engine:
     def __init__(self, command: list[str], env: dict[str, str] | None, on_event, pass_fds: tuple[int, ...] = ()):
         self.on_event = on_event
         self.process = spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, env=env, preexec_fn=_die_with_parent, pass_fds=pass_fds)
+                             start_new_session=True, env=env, preexec_fn=functools.partial(die_with_parent, os.getpid()), pass_fds=pass_fds)
         assert self.process.stdin and self.process.stdout and self.process.stderr  # all three are pipes
         self.stdin, self.stdout, self.stderr = self.process.stdin, self.process.stdout, self.process.stderr
         self._replies: queue.Queue = queue.Queue()
@@ -177,18 +176,7 @@ class Engine:
 
     def close(self) -> None:
         """Kill the engine and, with its process group (and, sandboxed, its pid namespace), the debuggee."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        for stream in (self.stdin, self.stdout, self.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()
-
-
-def _die_with_parent() -> None:
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a vanished adapter takes it along
+        kill_group(self.process, (self.stdin, self.stdout, self.stderr))
 
 
 def scratch_folder() -> Path:

@@ -18,7 +18,6 @@ enforced, and how (docs/cli.md has the threat model):
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import hmac
 import json
@@ -27,7 +26,6 @@ import resource
 import secrets
 import selectors
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -38,7 +36,7 @@ from pathlib import Path
 
 from kite.display import well_formed
 from kite.errors import ToolchainError
-from kite.spawn import piped, spawn
+from kite.spawn import kill_group, piped, spawn
 from kite.testing import seccomp
 from kite.testing.sandbox import Sandbox
 
@@ -150,12 +148,7 @@ class TestProcess:
 
     def kill(self) -> None:
         """The whole process group; inside bubblewrap the pid namespace goes with it."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError):
-                piped(stream).close()
+        kill_group(self.process, (self.process.stdin, self.process.stdout, self.process.stderr))
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)  # rmtree never follows a planted link
 
