@@ -326,7 +326,6 @@ def test_kite_debug_prints_the_first_stop_and_ends_the_session():
 
 # Known regression: since a test method's attribute sits under the test's #line marker (so that CA rules read tests,
 # LANGUAGE.md §12), a stop inside a test reads its locals as none. strict: this fails once it is mended.
-@pytest.mark.xfail(strict=True, reason="a test's locals read as none since its attribute moved under its #line marker")
 def test_kite_debug_stops_in_one_test_with_its_locals():
     text = run_kite(["debug", ORDERS, "--test", "a line's total", "--break", f"{TESTS}:5"], REPO)
     assert text.exit_code == 0, text.output

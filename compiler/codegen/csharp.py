@@ -327,6 +327,7 @@ class _Writer:
             self.body(item.body)
             return
         # An overflow fails the test with its Kite message, as a failed expect does.
+        self.hidden()
         self.emit("{")
         self.emit("try")
         self.body(item.body)
@@ -337,6 +338,9 @@ class _Writer:
     # ---- statements
 
     def body(self, statements, bindings: dict[str, str] | None = None) -> None:
+        # A block's brace is generated code: under the marker before it, it would carry a sequence point on a Kite
+        # line it is not (a test's `{` sat on its second body line, so a breakpoint there stopped before the first ran).
+        self.hidden()
         self.emit("{")
         self.indent += 1
         self.scopes.append(dict(bindings or {}))
