@@ -18,7 +18,11 @@ from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
 from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_name_declared_twice
 from kite.source import SourceFile, read
-from kite.syntax.frontend import SyntaxResult, read_syntax
+from kite.syntax.frontend import (
+    ItemCache as ItemCache,  # re-exported: the session keeps one, below the syntax layer
+    SyntaxResult,
+    read_syntax,
+)
 from kite.syntax.nodes import Module
 
 TEST_SUFFIX = ".test.kite"
@@ -123,8 +127,8 @@ def find_units(paths: list[str]) -> list[UnitSource]:
     return units + problems
 
 
-def kite_layer(source: SourceFile) -> tuple[SyntaxResult, list[Diagnostic]]:
-    syntax = read_syntax(source)
+def kite_layer(source: SourceFile, items: ItemCache | None = None) -> tuple[SyntaxResult, list[Diagnostic]]:
+    syntax = read_syntax(source, items)
     found = list(syntax.diagnostics)
     if syntax.module is not None:
         for d in check_module(syntax.module, source.path):
@@ -222,12 +226,13 @@ def generate_for_debugger(unit: Unit, modules: list[Module], *, entry_point: boo
     return Generated(tuple(sources), generated.module_name)
 
 
-def front_end(unit: Unit) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:
-    """Kite's layer over every file; the modules, if the C# layer can run on them."""
+def front_end(unit: Unit, items: ItemCache | None = None) -> tuple[list[Diagnostic], dict[str, SyntaxResult], list[Module] | None]:
+    """Kite's layer over every file; the modules, if the C# layer can run on them. `items`: parses kept between
+    checks of the same files (kite.syntax.frontend.ItemCache)."""
     found: list[Diagnostic] = []
     syntax: dict[str, SyntaxResult] = {}
     for source in unit.sources:
-        result, diagnostics = kite_layer(source)
+        result, diagnostics = kite_layer(source, items)
         syntax[source.path] = result
         found.extend(diagnostics)
     modules = [syntax[source.path].module for source in unit.sources]

@@ -30,6 +30,7 @@ from kite.pipeline import (
     Analysis,
     CheckResult,
     Compiled,
+    ItemCache,
     Unit,
     UnitSource,
     front_end,
@@ -98,6 +99,7 @@ class Session:
     sandboxed: bool = True
     processes_ahead: int = 1
     compile_timeout: float = kt010_compile_budget.DEFAULT_COMPILE_TIMEOUT  # seconds each Roslyn pass over a unit may take
+    items: ItemCache | None = None  # a long-lived session's parses of items, kept between checks of the same files
 
     def __post_init__(self) -> None:
         self._scratch: Path | None = None
@@ -189,7 +191,7 @@ class Session:
         through = Layer(through)
         if through not in STATIC_LAYERS:
             raise ValueError(f"{through} is not a static layer: Session.test runs the tests")
-        found, syntax, modules = front_end(unit)
+        found, syntax, modules = front_end(unit, self.items)
         parsed = tuple(syntax[source.path].module for source in unit.sources)
         if through is Layer.KITE:
             return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, None)

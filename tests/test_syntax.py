@@ -282,3 +282,43 @@ def test_function_types_parse_into_their_parameters_and_result_and_become_delega
     assert [c.name for c in n.children(k)] == ["fn"]  # the walk reaches the result type
     shown = hover(Parsed.of("f.kite", text), 2, 4)
     assert "fn apply(f: fn(int, str) -> bool, g: fn(), h: fn(list<int>), k: fn() -> fn(int) -> int?) -> fn(str)" in shown
+
+
+def test_an_item_cache_gives_what_a_fresh_read_gives_over_random_edits():
+    """The language server's incremental parse (ItemCache) against a cold read, over edits that change a line, break
+    one, add or remove lines: every version's syntax result is the same, diagnostics and recovery included."""
+    import random
+
+    from kite.syntax.frontend import ItemCache, read_syntax
+
+    rng = random.Random(23)
+    lines = (REPO / "samples" / "language_tour.kite").read_text().split("\n")
+    cache = ItemCache()
+    edits = ["    let extra = 1", "", "fn added(x: int) -> int", "        return x", "    if x is None", "x = = 1", "# a note"]
+    for _ in range(120):
+        at = rng.randrange(1, len(lines))
+        kind = rng.choice(["change", "insert", "delete"])
+        if kind == "change":
+            lines[at] = rng.choice(edits)
+        elif kind == "insert":
+            lines.insert(at, rng.choice(edits))
+        elif len(lines) > 10:
+            del lines[at]
+        source = decode("tour.kite", "\n".join(lines).encode())
+        assert read_syntax(source, cache) == read_syntax(source)
+
+
+def test_a_one_line_edit_parses_only_its_item_again():
+    from kite.syntax.frontend import ItemCache, read_syntax
+
+    functions = [f"fn f{i}(x: int) -> int\n    let y = x + {i}\n    return y * 2\n" for i in range(60)]
+    text = "module Many\n\n" + "\n".join(functions)
+    cache = ItemCache()
+    read_syntax(decode("many.kite", text.encode()), cache)
+    assert cache.parsed == 61  # the module line's item and each function
+    edited = text.replace("let y = x + 30\n", "let y = x - 30\n")
+    assert edited != text
+    read_syntax(decode("many.kite", edited.encode()), cache)
+    assert cache.parsed == 62
+    read_syntax(decode("other.kite", edited.encode()), cache)  # another file has its own items
+    assert cache.parsed == 123

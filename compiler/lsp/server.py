@@ -35,6 +35,7 @@ from kite.pipeline import CheckResult, Unit, find_units, kite_files
 from kite.session import Session
 from kite.source import NotUnicode, SourceFile, decode
 from kite.syntax import nodes as n
+from kite.syntax.frontend import ItemCache
 from kite.syntax.rules import SYNTAX
 
 STATUS_COMMAND = "kite.status"
@@ -73,7 +74,8 @@ class KiteProtocol(LanguageServerProtocol):
 class KiteLanguageServer(LanguageServer):
     def __init__(self):
         super().__init__("kite", __version__, protocol_cls=KiteProtocol)
-        self.session = Session()
+        # An edit parses again only the items it changed: Kite's layer on a long file within an editor's keystroke.
+        self.session = Session(items=ItemCache())
         self.settings = Settings()
         self.pull = False  # the client asks for diagnostics (textDocument/diagnostic) instead of taking pushes
         self.refresh = False  # it can be told to ask again (workspace/diagnostic/refresh)

@@ -7,6 +7,7 @@ parsed again, so one mistake neither hides the rest of the file nor cascades int
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -46,7 +47,34 @@ class SyntaxResult:
         return self.module is not None and not self.replaced_lines
 
 
-def read_syntax(source: SourceFile) -> SyntaxResult:
+class ItemCache:
+    """Each top-level item's parse as the latest read of its file used it, keyed by its text and first line: an
+    editor's next version of the file parses again only the items an edit changed (or moved). Bounded by the files
+    read: a read keeps only what it used. For one long-lived reader (the language server); a batch needs none."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, dict[tuple[int, str], Module]] = {}
+        self.parsed = 0  # items parsed rather than found, since made: what a test of the cache counts
+
+    def parser_for(self, file: str) -> Callable[[str, int], Module]:
+        known = self._files.get(file, {})
+        used: dict[tuple[int, str], Module] = {}
+        self._files[file] = used
+
+        def parse(text: str, first_line: int) -> Module:
+            key = (first_line, text)
+            module = used.get(key) or known.get(key)
+            if module is None:
+                module = parse_module(text, first_line)
+                self.parsed += 1
+            used[key] = module
+            return module
+
+        return parse
+
+
+def read_syntax(source: SourceFile, items: ItemCache | None = None) -> SyntaxResult:
+    """`items`: where the parses of this file's items are kept between reads (the same result, less parsing)."""
     file = source.path
     scan = leaks.scan(source.text)
     diagnostics: list[Diagnostic] = []
@@ -63,7 +91,7 @@ def read_syntax(source: SourceFile) -> SyntaxResult:
     if not any(text.strip() and not text.strip().startswith("#") for text in lines):
         diagnostics.append(SYNTAX.at(file, 1, 1, "empty file: expected 'module Name'"))
         return SyntaxResult(None, (*_leaks_found(file, source.text, scan, None), *diagnostics), leaked, frozenset())
-    module = _parse_items(file, lines, raw_lines, layout, diagnostics, leaked, replaced)
+    module = _parse_items(file, lines, raw_lines, layout, diagnostics, leaked, replaced, items.parser_for(file) if items else None)
     leaks_found = _leaks_found(file, source.text, scan, module)
     if module is not None and not module.name:
         first = next((i + 1 for i, text in enumerate(lines) if text.strip() and not text.strip().startswith("#")), 1)
@@ -104,16 +132,19 @@ def _assigned_again(module: Module | None, line: int) -> bool | None:
 
 def _parse_items(
     file: str, lines: list[str], raw_lines: list[str], layout: layout_pass.Layout, diagnostics: list[Diagnostic],
-    leaked: frozenset[int], replaced: set[int],
+    leaked: frozenset[int], replaced: set[int], parse_item: Callable[[str, int], Module] | None = None,
 ) -> Module | None:
     """Each top-level item parsed on its own, so a syntax error re-parses only its item, and all re-parsing
     together stays within a budget proportional to the file: recovery costs linear time whatever the input.
     A file that parses whole (most do) is parsed in one go: the same AST, without each item's own parse.
-    `raw_lines`: as written (after leak recovery); a fix is kept only where the layout pass left the line so."""
-    try:
-        return parse_module("\n".join(lines))
-    except (UnexpectedInput, KiteSyntaxError):
-        pass
+    `raw_lines`: as written (after leak recovery); a fix is kept only where the layout pass left the line so.
+    `parse_item`: an ItemCache's parser of this file; with one, every item is parsed (or found) on its own."""
+    if parse_item is None:
+        try:
+            return parse_module("\n".join(lines))
+        except (UnexpectedInput, KiteSyntaxError):
+            pass
+        parse_item = parse_module
     budget = RECOVERY_ALLOWANCE + sum(map(len, lines))
     failures = 0
     parts: list[Module] = []
@@ -123,7 +154,7 @@ def _parse_items(
         while True:
             text = header + "\n".join(lines[first - 1:last])
             try:
-                parts.append(parse_module(text, first_line))
+                parts.append(parse_item(text, first_line))
                 break
             except (UnexpectedInput, KiteSyntaxError) as error:
                 where, message, fix = describe(error, lines, last)
