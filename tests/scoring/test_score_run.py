@@ -532,3 +532,12 @@ def test_results_that_cannot_be_written_are_one_line_and_exit_2(tmp_path):
     write_run(tmp_path / "run.jsonl", ["prose"])
     result = run_kite(["score", "run.jsonl", "--field", "text", "--out", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=tmp_path)
     assert result.exit_code == 2 and result.output.startswith("kite: error: ") and "cannot write the results" in result.output
+
+
+def test_jobs_1_keeps_a_booted_test_process_for_each_answer_in_flight():
+    """Two answers are judged at once in this process: each takes a booted test process, never one still starting."""
+    executor = executors.InlineExecutor(executors.SessionSettings())
+    try:
+        assert executor.session.processes_ahead == executors.ANSWERS_IN_FLIGHT == 2
+    finally:
+        executor.shutdown()
