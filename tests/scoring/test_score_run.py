@@ -541,3 +541,27 @@ def test_jobs_1_keeps_a_booted_test_process_for_each_answer_in_flight():
         assert executor.session.processes_ahead == executors.ANSWERS_IN_FLIGHT == 2
     finally:
         executor.shutdown()
+
+
+def test_a_lost_worker_stops_the_run_and_resume_grades_the_answers_it_held(tmp_path, tasks, monkeypatch):
+    """A worker killed (out of memory) fails every answer it held with BrokenProcessPool: none of them is written as
+    a grader fault, which --resume would keep forever; the run stops, and --resume grades them."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(ADDER.replace("a + b", "b + a")), "prose only"])
+    clean, expected = score(tmp_path, "--tasks", str(tasks))
+    assert clean.exit_code == 0
+    real = executors.judge
+
+    def judge(session, request):
+        if "b + a" in request.text:
+            raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+        return real(session, request)
+
+    monkeypatch.setattr(executors, "judge", judge)
+    lost, kept = score(tmp_path, "--tasks", str(tasks))
+    assert lost.exit_code == 2 and "--resume goes on" in lost.output
+    assert all(r["graded"] for r in kept) and len(kept) < 3
+    monkeypatch.setattr(executors, "judge", real)
+    resumed, results = score(tmp_path, "--tasks", str(tasks), "--resume")
+    assert resumed.exit_code == 0 and results == expected
