@@ -565,3 +565,16 @@ def test_a_lost_worker_stops_the_run_and_resume_grades_the_answers_it_held(tmp_p
     monkeypatch.setattr(executors, "judge", real)
     resumed, results = score(tmp_path, "--tasks", str(tasks), "--resume")
     assert resumed.exit_code == 0 and results == expected
+
+
+def test_a_tasks_hidden_tests_are_read_once_for_all_its_answers(tmp_path, tasks, monkeypatch):
+    """The session keeps the Kite layer of each hidden test file: every answer of a task meets the same file."""
+    from kite.syntax import frontend
+
+    parsed = []
+    real = frontend.parse_module
+    monkeypatch.setattr(frontend, "parse_module", lambda text, *rest: parsed.append(text) or real(text, *rest))
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(ADDER.replace("a + b", "b + a")), kite_block("module Adder\n\nfn add(a: int) -> int\n    return a\n")])
+    _, results = score(tmp_path, "--tasks", str(tasks))
+    assert [r["passes"] for r in results] == [True, True, False]
+    assert sum('test "adds"' in text for text in parsed) == 1
