@@ -39,6 +39,7 @@ from kite.pipeline import (
     has_entry_point,
     merge,
     module_mismatches,
+    test_file_layer,
 )
 from kite.rules import kt010_compile_budget
 from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
@@ -49,6 +50,7 @@ OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, 
 # What an answer's assembly is called in the test host: dotted, so no module name (`module KiteTestHost`, `module
 # System`) makes it an assembly the host has loaded already.
 ANSWER_ASSEMBLY = "Kite.Answer"
+TEST_FILES_KEPT = 256  # test files whose Kite layer a session keeps: a task set's hidden tests
 
 
 def built_assembly_name(module_name: str) -> str:
@@ -107,6 +109,7 @@ class Session:
         # Its methods may run on several threads at once (answers in flight, a server's requests): the compile
         # child and the process pool serialize what must be serialized; this guards what is built on first use.
         self._lock = threading.Lock()
+        self._test_files = functools.lru_cache(maxsize=TEST_FILES_KEPT)(test_file_layer)
 
     def __enter__(self) -> Self:
         return self
@@ -191,7 +194,7 @@ class Session:
         through = Layer(through)
         if through not in STATIC_LAYERS:
             raise ValueError(f"{through} is not a static layer: Session.test runs the tests")
-        found, syntax, modules = front_end(unit, self.items)
+        found, syntax, modules = front_end(unit, self._test_files, self.items)
         parsed = tuple(syntax[source.path].module for source in unit.sources)
         if through is Layer.KITE:
             return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, None)

@@ -64,6 +64,22 @@ def test_code_on_a_hidden_line_is_an_internal_error_not_a_wrong_line(roslyn):
     assert "CS0029" in found.message
 
 
+def test_compiles_share_a_base_compilation_and_see_nothing_of_each_other(roslyn):
+    """Every check (and every emit of one kind) adds its trees to one kept empty compilation, so the references are
+    bound once; what one compile declared is never in the next, and the image is the one a fresh compilation emits."""
+    from kite.dotnet.roslyn import _compilation, _emit
+
+    declares = "public static class Declared { public static int F() => 1; }\n"
+    uses = "public static class User { public static int G() => Declared.F(); }\n"
+    assert roslyn.check([("a.kite.cs", declares)]) == []
+    assert [d.id for d in roslyn.check([("b.kite.cs", uses)])] == ["CS0103"]
+    first = roslyn.emit("Kite.Answer", [("a.kite.cs", declares)])
+    second = roslyn.emit("Kite.Answer", [("a.kite.cs", declares)])
+    fresh, _, _ = _emit(_compilation("Kite.Answer", [("a.kite.cs", declares)], roslyn._references, [], roslyn._options, roslyn._parse_options))
+    assert first.image == second.image == fresh
+    assert {key[0] for key in roslyn._bases} == {"KiteCheck", "Kite.Answer"} and len(roslyn._bases) == 2
+
+
 def test_every_rule_in_the_table_exists_and_the_required_ones_are_set(roslyn):
     rules = AnalyzerRules.load()
     assert {"CA1508", "CA1806", "CA1829", "CA1860"} <= set(rules.on)

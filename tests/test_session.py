@@ -87,10 +87,10 @@ def test_a_layer_that_raises_is_that_units_internal_error_and_the_batch_goes_on(
         (tmp_path / f"{name}.kite").write_text(f"module {name.title()}\n\nfn answer() -> int\n    return 42\n")
     real_front_end = session_module.front_end
 
-    def front_end(unit, items=None):
+    def front_end(unit, *rest):
         if unit.program.path.endswith("broken.kite"):
             raise RuntimeError("a layer fell over")
-        return real_front_end(unit, items)
+        return real_front_end(unit, *rest)
 
     monkeypatch.setattr(session_module, "front_end", front_end)
     result = run_kite(["--debug", "check", "--format", "json", str(tmp_path)], cwd=tmp_path)

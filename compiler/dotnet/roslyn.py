@@ -22,6 +22,7 @@ LANGUAGE_VERSION = "CSharp14"
 WARNING_LEVEL = 10  # the warning wave of .NET 10, as the SDK sets it for net10.0
 # The runtime binder of `dynamic`: without it no dynamic operation compiles (KT007 also names the word).
 WITHOUT_REFERENCES = frozenset({"Microsoft.CSharp.dll"})
+MAX_BASE_COMPILATIONS = 16
 
 
 @dataclass(frozen=True)
@@ -102,9 +103,37 @@ class RoslynService:
             .WithDeterministic(True)
             .WithSpecificDiagnosticOptions(severities)
         )
+        self._options_by_build: dict = {}
+        self._bases: dict = {}
 
     def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None):
-        return _compilation(assembly_name, sources, self._references, references, options or self._options, self._parse_options)
+        """Sources added to an empty compilation kept per (name, options, references): a compilation derived by
+        AddSyntaxTrees shares its base's bound references, which a fresh CSharpCompilation.Create binds again
+        (most of a small answer's compile). The compilation, so its diagnostics and image, is the same either way."""
+        options = options or self._options
+        key = (assembly_name, id(options), *map(id, references))
+        kept = self._bases.get(key)
+        if kept is None:
+            if len(self._bases) >= MAX_BASE_COMPILATIONS:  # callers that make a reference per call: never grow
+                self._bases.clear()
+            # The options and references are kept with it: their ids in the key stay theirs while it lives.
+            kept = self._bases[key] = (_compilation(assembly_name, [], self._references, references, options, self._parse_options),
+                                       options, tuple(references))
+        return kept[0].AddSyntaxTrees(_trees(sources, self._parse_options))
+
+    def _emit_options(self, executable: bool, debug: bool, unsafe: bool):
+        """One options object per kind of build, so emits of one kind share a base compilation."""
+        from Microsoft.CodeAnalysis import OptimizationLevel, OutputKind
+
+        key = (executable, debug, unsafe)
+        if key not in self._options_by_build:
+            options = self._options.WithOutputKind(OutputKind.ConsoleApplication) if executable else self._options
+            if debug:
+                options = options.WithOptimizationLevel(OptimizationLevel.Debug)
+            if unsafe:
+                options = options.WithAllowUnsafe(True)
+            self._options_by_build[key] = options
+        return self._options_by_build[key]
 
     def check(self, sources: list[tuple[str, str]], references=()) -> list[Diagnostic]:
         """Compiler and analyzer diagnostics of C# files (path, text), on the lines their #line markers name."""
@@ -129,13 +158,7 @@ class RoslynService:
         """Compile to an assembly image, without analyzers (check runs those). `debug`: a debugger's build, at
         Debug optimization (every local kept, nothing inlined) with a portable PDB, never what grading runs;
         `unsafe`: kite's own C# that calls native code (the debug engine)."""
-        from Microsoft.CodeAnalysis import OptimizationLevel, OutputKind
-
-        options = self._options.WithOutputKind(OutputKind.ConsoleApplication) if executable else self._options
-        if debug:
-            options = options.WithOptimizationLevel(OptimizationLevel.Debug)
-        if unsafe:
-            options = options.WithAllowUnsafe(True)
+        options = self._emit_options(executable, debug, unsafe)
         image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options), debug)
         return Emitted(image, [d for d in map(self._to_kite, found) if d is not None], pdb)
 
@@ -273,8 +296,19 @@ def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_refere
 
     base_references is the .NET list built once per process, copied on the .NET side (a copy through
     Python costs milliseconds a compile); references are the few extras."""
-    from Microsoft.CodeAnalysis import MetadataReference, SyntaxTree
-    from Microsoft.CodeAnalysis.CSharp import CSharpCompilation, CSharpSyntaxTree
+    from Microsoft.CodeAnalysis import MetadataReference
+    from Microsoft.CodeAnalysis.CSharp import CSharpCompilation
+    from System.Collections.Generic import List
+
+    all_references = List[MetadataReference](base_references)
+    for reference in references:
+        all_references.Add(reference)
+    return CSharpCompilation.Create(assembly_name, _trees(sources, parse_options), all_references, options)
+
+
+def _trees(sources: list[tuple[str, str]], parse_options):
+    from Microsoft.CodeAnalysis import SyntaxTree
+    from Microsoft.CodeAnalysis.CSharp import CSharpSyntaxTree
     from Microsoft.CodeAnalysis.Text import SourceText
     from System.Collections.Generic import List
     from System.Text import Encoding
@@ -282,10 +316,7 @@ def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_refere
     trees = List[SyntaxTree]()
     for path, text in sources:
         trees.Add(CSharpSyntaxTree.ParseText(SourceText.From(text, Encoding.UTF8), parse_options, path))
-    all_references = List[MetadataReference](base_references)
-    for reference in references:
-        all_references.Add(reference)
-    return CSharpCompilation.Create(assembly_name, trees, all_references, options)
+    return trees
 
 
 def _emit(compilation, debug: bool = False) -> tuple[bytes | None, list, bytes | None]:

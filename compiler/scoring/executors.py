@@ -22,11 +22,13 @@ class SessionSettings:
     budget_seconds: float = Limits.budget_seconds
     compile_timeout_seconds: float = DEFAULT_COMPILE_TIMEOUT
 
-    def open(self):
+    def open(self, processes_ahead: int = 1):
+        """`processes_ahead`: test processes kept booted, one per answer this session judges at once."""
         from kite.session import Session
 
         limits = Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds)
-        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds)
+        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds,
+                       processes_ahead=processes_ahead)
 
 
 _worker_session = None
@@ -50,7 +52,8 @@ class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
 
     def __init__(self, settings: SessionSettings):
         super().__init__(max_workers=ANSWERS_IN_FLIGHT, thread_name_prefix="kite-judge")
-        self.session = settings.open()
+        # Both answers in flight take a booted process: with one kept ahead, the second waited for .NET to start.
+        self.session = settings.open(processes_ahead=ANSWERS_IN_FLIGHT)
 
     def submit(self, fn, /, *args, **kwargs):
         return super().submit(lambda request: judge(self.session, request), args[-1])

@@ -52,6 +52,10 @@ class ScoreOptions:
     session: SessionSettings = field(default_factory=SessionSettings)
 
 
+# The answers in flight are not written: a result saying "grader fault" would be kept by --resume, never graded.
+WORKER_LOST = "a worker process died (out of memory?); the results so far are kept: --resume goes on"
+
+
 def summary_path(out: str) -> Path:
     path = Path(out)
     return path.with_name(path.name.removesuffix(".jsonl") + ".summary.json")
@@ -123,7 +127,9 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                     verdict = future.result()
                 except (ToolchainError, KeyboardInterrupt):
                     raise
-                except Exception as error:  # a bug in kite, or a worker lost: this answer's result says so
+                except concurrent.futures.BrokenExecutor:  # its worker died (killed, out of memory): not the answer's doing
+                    raise ToolchainError(WORKER_LOST) from None
+                except Exception as error:  # a bug in kite: this answer's result says so
                     finish(key, None, f"{type(error).__name__}: {error}")
                     continue
                 judged[key] = verdict
@@ -157,7 +163,7 @@ def score(options: ScoreOptions, progress: Callable[[int, int], None] | None = N
                 try:
                     pending[executor.submit(judge_in_worker, options.session, prepared.request)] = key
                 except concurrent.futures.BrokenExecutor:
-                    raise ToolchainError("a worker process died (out of memory?); the results so far are kept: --resume goes on") from None
+                    raise ToolchainError(WORKER_LOST) from None
                 while len(pending) >= in_flight_limit:
                     collect(first_done(executor, list(pending)))
             while pending:

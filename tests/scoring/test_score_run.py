@@ -532,3 +532,49 @@ def test_results_that_cannot_be_written_are_one_line_and_exit_2(tmp_path):
     write_run(tmp_path / "run.jsonl", ["prose"])
     result = run_kite(["score", "run.jsonl", "--field", "text", "--out", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=tmp_path)
     assert result.exit_code == 2 and result.output.startswith("kite: error: ") and "cannot write the results" in result.output
+
+
+def test_jobs_1_keeps_a_booted_test_process_for_each_answer_in_flight():
+    """Two answers are judged at once in this process: each takes a booted test process, never one still starting."""
+    executor = executors.InlineExecutor(executors.SessionSettings())
+    try:
+        assert executor.session.processes_ahead == executors.ANSWERS_IN_FLIGHT == 2
+    finally:
+        executor.shutdown()
+
+
+def test_a_lost_worker_stops_the_run_and_resume_grades_the_answers_it_held(tmp_path, tasks, monkeypatch):
+    """A worker killed (out of memory) fails every answer it held with BrokenProcessPool: none of them is written as
+    a grader fault, which --resume would keep forever; the run stops, and --resume grades them."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(ADDER.replace("a + b", "b + a")), "prose only"])
+    clean, expected = score(tmp_path, "--tasks", str(tasks))
+    assert clean.exit_code == 0
+    real = executors.judge
+
+    def judge(session, request):
+        if "b + a" in request.text:
+            raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+        return real(session, request)
+
+    monkeypatch.setattr(executors, "judge", judge)
+    lost, kept = score(tmp_path, "--tasks", str(tasks))
+    assert lost.exit_code == 2 and "--resume goes on" in lost.output
+    assert all(r["graded"] for r in kept) and len(kept) < 3
+    monkeypatch.setattr(executors, "judge", real)
+    resumed, results = score(tmp_path, "--tasks", str(tasks), "--resume")
+    assert resumed.exit_code == 0 and results == expected
+
+
+def test_a_tasks_hidden_tests_are_read_once_for_all_its_answers(tmp_path, tasks, monkeypatch):
+    """The session keeps the Kite layer of each hidden test file: every answer of a task meets the same file."""
+    from kite.syntax import frontend
+
+    parsed = []
+    real = frontend.parse_module
+    monkeypatch.setattr(frontend, "parse_module", lambda text, *rest: parsed.append(text) or real(text, *rest))
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(ADDER.replace("a + b", "b + a")), kite_block("module Adder\n\nfn add(a: int) -> int\n    return a\n")])
+    _, results = score(tmp_path, "--tasks", str(tasks))
+    assert [r["passes"] for r in results] == [True, True, False]
+    assert sum('test "adds"' in text for text in parsed) == 1
