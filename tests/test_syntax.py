@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 
 import pytest
 
@@ -282,3 +283,52 @@ def test_function_types_parse_into_their_parameters_and_result_and_become_delega
     assert [c.name for c in n.children(k)] == ["fn"]  # the walk reaches the result type
     shown = hover(Parsed.of("f.kite", text), 2, 4)
     assert "fn apply(f: fn(int, str) -> bool, g: fn(), h: fn(list<int>), k: fn() -> fn(int) -> int?) -> fn(str)" in shown
+
+
+def test_the_parser_is_built_once_and_then_read_from_the_user_s_cache(tmp_path, monkeypatch):
+    from lark import Lark
+
+    from kite.syntax.parser import cached_parser, parse_module, parser_entry
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    cached_parser()
+    assert parser_entry().is_file() and parser_entry().stat().st_mode & 0o077 == 0
+    assert list((tmp_path / "tmp").iterdir()) == []  # nothing in the shared temp folder, where anyone could plant it
+
+    def never_built(*_args, **_kwargs):
+        raise AssertionError("the parser was built again")
+
+    monkeypatch.setattr(Lark, "__init__", never_built)
+    parser = cached_parser()
+    assert parser.parse("module A\n\nfn f() -> int\n    return 1\n", start="start") is not None
+    assert parse_module("module A\n\nfn f() -> int\n    return 1\n").name == "A"
+
+
+class _Planted:
+    def __reduce__(self):
+        import pathlib
+
+        return (pathlib.Path.mkdir, (pathlib.Path(os.environ["KITE_CACHE_DIR"]) / "planted-code-ran",))
+
+
+@pytest.mark.parametrize("signed", ["no MAC", "another key's MAC"])
+def test_a_planted_parser_entry_is_never_loaded_and_is_replaced(tmp_path, monkeypatch, signed):
+    import hashlib
+    import hmac
+    import pickle
+
+    from kite.syntax.parser import cached_parser, parser_entry
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path))
+    entry = parser_entry()
+    entry.parent.mkdir(parents=True)
+    payload = pickle.dumps(_Planted())
+    mac = hmac.digest(b"k" * 32, payload, "sha256") if signed == "another key's MAC" else b"\0" * hashlib.sha256().digest_size
+    entry.write_bytes(mac + payload)
+    entry.chmod(0o600)  # this user's own file: only the MAC tells it was not kite's
+    parser = cached_parser()
+    assert not (tmp_path / "planted-code-ran").exists()
+    assert parser.parse("module A\n", start="start") is not None
+    assert pickle.dumps(_Planted()) not in entry.read_bytes()
