@@ -97,9 +97,11 @@ DEEP_SHAPES = {
     "calls": "module Deep\n\nfn f(a: int) -> int\n    return " + "f(" * 5000 + "a" + ")" * 5000 + "\n",
 }
 # A chain of one operator is one level (LANGUAGE.md §12); one longer than the passes' recursion allows is KT000 too.
+# 25 times MAX_HEIGHT and 5 times Python's recursion limit: any pass that recursed once per operand would fail here.
+CHAIN_OPERANDS = 5_000
 LONG_CHAINS = {
-    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * 50_000) + "\n",
-    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * 50_000) + "\n",
+    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * CHAIN_OPERANDS) + "\n",
+    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * CHAIN_OPERANDS) + "\n",
 }
 TOO_LONG = f"more than {MAX_HEIGHT} operators and brackets inside one another"
 
@@ -113,6 +115,9 @@ def test_types_holes_and_long_chains_are_a_nesting_diagnostic_with_a_short_messa
 
 @pytest.mark.parametrize("shape", sorted(LONG_CHAINS))
 def test_a_chain_longer_than_the_passes_allow_is_kt000_not_a_recursion_error(shape):
+    import sys
+
+    assert max(25 * MAX_HEIGHT, 5 * sys.getrecursionlimit()) <= CHAIN_OPERANDS
     lines = kite_lines(LONG_CHAINS[shape])
     assert len(lines) == 1 and TOO_LONG in lines[0], lines[:3]
 
