@@ -9,23 +9,21 @@ import traceback
 
 import click
 
+from kite.defaults import ANSWER_BUDGET_SECONDS, COMPILE_TIMEOUT_SECONDS, REVEALS, TEST_TIMEOUT_SECONDS
 from kite.errors import ToolchainError, UnusableInput
-from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
-from kite.testing.outcomes import REVEALS
-from kite.testing.worker import Limits
 
 timeout_option = click.option(
-    "--timeout", type=click.FloatRange(min=0.1, max=600), default=Limits.timeout_seconds, show_default=True,
+    "--timeout", type=click.FloatRange(min=0.1, max=600), default=TEST_TIMEOUT_SECONDS, show_default=True,
     help="Seconds each test may run.")
 budget_option = click.option(
-    "--budget", type=click.FloatRange(min=0.1, max=3600), default=Limits.budget_seconds, show_default=True,
+    "--budget", type=click.FloatRange(min=0.1, max=3600), default=ANSWER_BUDGET_SECONDS, show_default=True,
     help="Seconds all of an answer's tests may run together.")
 reveal_option = click.option(
     "--reveal", type=click.Choice(REVEALS), default=REVEALS[0], show_default=True,
     help="What results show of the hidden tests: tests (their messages, places, output and diagnostics), names (which "
          "test and why in general terms only), none (not even their names). For results that go back to a model.")
 compile_timeout_option = click.option(
-    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=DEFAULT_COMPILE_TIMEOUT, show_default=True,
+    "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=COMPILE_TIMEOUT_SECONDS, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",
 )
 

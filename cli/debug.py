@@ -11,11 +11,11 @@ import threading
 import click
 
 from kite.cli.common import exit_code, guarded
-from kite.debug.adapter import DEFAULT_TTL_SECONDS
+from kite.defaults import DEBUG_TTL_SECONDS
 from kite.display import visible
 from kite.errors import UnusableInput
 
-ttl_option = click.option("--ttl", "ttl_seconds", type=click.FloatRange(min=1, max=24 * 3600), default=DEFAULT_TTL_SECONDS,
+ttl_option = click.option("--ttl", "ttl_seconds", type=click.FloatRange(min=1, max=24 * 3600), default=DEBUG_TTL_SECONDS,
                           show_default=True, help="Seconds a session may live: past it the debuggee is killed.")
 sandbox_option = click.option("--no-sandbox", is_flag=True,
                               help="Run the debuggee without bubblewrap: only for code you trust.")

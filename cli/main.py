@@ -30,7 +30,6 @@ from kite.cli.tasks import tasks
 from kite.display import visible
 from kite.errors import NoTests, UnusableInput
 from kite.progress import say
-from kite.session import internal_errors
 
 # Accepted by the commands the warm server runs; `entry` reads it before click does (so does KITE_NO_SERVER=1).
 no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
@@ -105,6 +104,8 @@ def echo_nonempty(text: str) -> None:
 
 def units_exit_code(reports, failed) -> int:
     """The worst that happened to any unit; `failed(report)` says whether a checked unit's code failed."""
+    from kite.session import internal_errors
+
     return exit_code(
         internal=any(report.problem and report.problem.kind == "internal" for report in reports) or any(map(internal_errors, reports)),
         unusable=any(report.problem for report in reports),
@@ -280,8 +281,8 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
 
     from kite.pipeline import find_units, kite_files
     from kite.session import Session, UnitReport
+    from kite.testing.limits import Limits
     from kite.testing.outcomes import conceal
-    from kite.testing.worker import Limits
 
     sources = find_units(list(paths) or ["."])
     hidden = [str(path) for path in kite_files(test_paths)]

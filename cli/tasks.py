@@ -43,7 +43,7 @@ def check(tasks_dir, output_format, timeout, compile_timeout):
     from kite.scoring.tasks import TaskFolder
     from kite.session import Session
     from kite.tasks.check import check_tasks
-    from kite.testing.worker import Limits
+    from kite.testing.limits import Limits
 
     folder = TaskFolder(tasks_dir)
     with Session(limits=Limits(timeout_seconds=timeout), compile_timeout=compile_timeout) as session:
@@ -75,7 +75,7 @@ def mutate(tasks_dir, min_score, max_mutants, seed, max_inputs, budget, output_f
     from kite.scoring.tasks import TaskFolder
     from kite.session import Session
     from kite.tasks.mutation import mutate_tasks
-    from kite.testing.worker import Limits
+    from kite.testing.limits import Limits
 
     folder = TaskFolder(tasks_dir)
 
@@ -113,7 +113,7 @@ def augment(tasks_dir, seed, max_inputs, max_mutants, write, budget, output_form
     from kite.scoring.tasks import TaskFolder
     from kite.session import Session
     from kite.tasks.augment import Options, augment_tasks
-    from kite.testing.worker import Limits
+    from kite.testing.limits import Limits
 
     folder = TaskFolder(tasks_dir)
 

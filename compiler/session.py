@@ -18,10 +18,11 @@ import traceback
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import line_path, module_type_name, test_methods
+from kite.defaults import COMPILE_TIMEOUT_SECONDS
 from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
 from kite.dotnet.compile_worker import CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
@@ -42,8 +43,11 @@ from kite.pipeline import (
     test_file_layer,
 )
 from kite.rules import kt010_compile_budget
+from kite.testing.limits import Limits
 from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
-from kite.testing.worker import Limits, ProcessPool, TestRequest, run_answer
+
+if TYPE_CHECKING:  # the worker (its sandbox, its pool) is imported when a test first runs: `kite check` never needs it
+    from kite.testing.worker import ProcessPool
 
 HOST_SOURCE = "KiteTestHost.cs"
 OWN_CODE_SECONDS = 120.0  # compiling kite's own test host: no answer's budget, but never a hang
@@ -100,7 +104,7 @@ class Session:
     limits: Limits = field(default_factory=Limits)
     sandboxed: bool = True
     processes_ahead: int = 1
-    compile_timeout: float = kt010_compile_budget.DEFAULT_COMPILE_TIMEOUT  # seconds each Roslyn pass over a unit may take
+    compile_timeout: float = COMPILE_TIMEOUT_SECONDS  # seconds each Roslyn pass over a unit may take
     items: ItemCache | None = None  # a long-lived session's parses of items, kept between checks of the same files
 
     def __post_init__(self) -> None:
@@ -183,6 +187,8 @@ class Session:
         (host_dir / STDLIB_DLL).write_bytes(stdlib_image)
         for written in host_dir.iterdir():
             written.chmod(0o644)
+        from kite.testing.worker import ProcessPool
+
         return ProcessPool(sandbox, host_dir, self.limits, self.processes_ahead)
 
     # ---- the stages
@@ -269,6 +275,8 @@ class Session:
     def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
                   stop_at_failure: bool = False) -> list[TestOutcome]:
         """Run compiled tests (a Kite answer's, or a raw assembly's) in one fresh process."""
+        from kite.testing.worker import TestRequest, run_answer
+
         requests = [TestRequest(case.type_name, case.method) for case in cases]
         results = run_answer(self.pool, image, requests, timeout_seconds, stop_at_failure)
         return [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -25,6 +26,43 @@ def test_help_and_the_kite_layer_never_start_dotnet():
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=False)
     assert done.stdout.strip() == "False"
+
+
+# What `kite` imports for a command is what its cold start costs: a module no step of the command uses stays out.
+LOADED = """
+import sys
+sys.argv = ["kite", *sys.argv[1:]]
+from kite.cli.entry import entry
+try:
+    entry()
+except SystemExit:
+    pass
+print(" ".join(sorted(sys.modules)))
+"""
+NOT_FOR_CHECKING = {
+    "kite.testing.worker", "kite.testing.sandbox", "kite.testing.seccomp", "kite.dotnet.packages", "kite.dotnet.runtime",
+    "kite.debug.adapter", "kite.debug.session", "kite.scoring.summary", "kite.scoring.slop", "kite.scoring.tasks",
+    "kite.tasks.check", "kite.search.pattern", "kite.format.printer", "rich",
+}
+NOT_FOR_HELP = NOT_FOR_CHECKING | {"kite.session", "kite.pipeline", "kite.syntax.parser", "kite.codegen.csharp", "lark"}
+
+
+def modules_loaded_by(args: list[str]) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", LOADED, *args], cwd=REPO, capture_output=True, text=True, check=False,
+                          env={**os.environ, "KITE_NO_SERVER": "1"})
+    return set(done.stdout.split())
+
+
+@pytest.mark.no_dotnet
+def test_help_loads_no_command_s_work():
+    loaded = modules_loaded_by(["--help"])
+    assert "kite.cli.main" in loaded and not loaded & NOT_FOR_HELP, sorted(loaded & NOT_FOR_HELP)
+
+
+@pytest.mark.no_dotnet
+def test_checking_kite_s_layer_loads_neither_the_test_worker_nor_other_commands():
+    loaded = modules_loaded_by(["check", "--layer", "kite", "samples/hello.kite"])
+    assert "kite.pipeline" in loaded and not loaded & NOT_FOR_CHECKING, sorted(loaded & NOT_FOR_CHECKING)
 
 
 def test_json_output_has_the_documented_shape():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ARTICLE, REPO, run_kite
-from kite.testing.worker import Limits
+from kite.testing.limits import Limits
 
 HOSTILE = REPO / "tests" / "hostile"
 

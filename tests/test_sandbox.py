@@ -21,8 +21,9 @@ from kite.pipeline import CheckResult, Unit
 from kite.session import Session, UnitReport
 from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
+from kite.testing.limits import Limits
 from kite.testing.outcomes import TestCase, TestReport
-from kite.testing.worker import TAMPERED, Limits, ProcessPool, TestRequest, run_answer
+from kite.testing.worker import TAMPERED, ProcessPool, TestRequest, run_answer
 
 HOSTILE = REPO / "tests" / "hostile"
 RAW = HOSTILE / "raw"

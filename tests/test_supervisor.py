@@ -13,8 +13,9 @@ import time
 import uuid
 from pathlib import Path
 
+from kite.testing.limits import Limits
 from kite.testing.sandbox import Sandbox
-from kite.testing.worker import TAMPERED, Limits, ProcessPool, TestRequest, run_answer
+from kite.testing.worker import TAMPERED, ProcessPool, TestRequest, run_answer
 
 LIMITS = Limits(timeout_seconds=5, budget_seconds=30, output_chars=1000, message_chars=100)
 PROTOCOL = """\

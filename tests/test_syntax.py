@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 
 import pytest
 
@@ -96,9 +97,11 @@ DEEP_SHAPES = {
     "calls": "module Deep\n\nfn f(a: int) -> int\n    return " + "f(" * 5000 + "a" + ")" * 5000 + "\n",
 }
 # A chain of one operator is one level (LANGUAGE.md §12); one longer than the passes' recursion allows is KT000 too.
+# 25 times MAX_HEIGHT and 5 times Python's recursion limit: any pass that recursed once per operand would fail here.
+CHAIN_OPERANDS = 5_000
 LONG_CHAINS = {
-    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * 50_000) + "\n",
-    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * 50_000) + "\n",
+    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * CHAIN_OPERANDS) + "\n",
+    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * CHAIN_OPERANDS) + "\n",
 }
 TOO_LONG = f"more than {MAX_HEIGHT} operators and brackets inside one another"
 
@@ -112,6 +115,9 @@ def test_types_holes_and_long_chains_are_a_nesting_diagnostic_with_a_short_messa
 
 @pytest.mark.parametrize("shape", sorted(LONG_CHAINS))
 def test_a_chain_longer_than_the_passes_allow_is_kt000_not_a_recursion_error(shape):
+    import sys
+
+    assert max(25 * MAX_HEIGHT, 5 * sys.getrecursionlimit()) <= CHAIN_OPERANDS
     lines = kite_lines(LONG_CHAINS[shape])
     assert len(lines) == 1 and TOO_LONG in lines[0], lines[:3]
 
@@ -322,3 +328,52 @@ def test_a_one_line_edit_parses_only_its_item_again():
     assert cache.parsed == 62
     read_syntax(decode("other.kite", edited.encode()), cache)  # another file has its own items
     assert cache.parsed == 123
+
+
+def test_the_parser_is_built_once_and_then_read_from_the_user_s_cache(tmp_path, monkeypatch):
+    from lark import Lark
+
+    from kite.syntax.parser import cached_parser, parse_module, parser_entry
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    cached_parser()
+    assert parser_entry().is_file() and parser_entry().stat().st_mode & 0o077 == 0
+    assert list((tmp_path / "tmp").iterdir()) == []  # nothing in the shared temp folder, where anyone could plant it
+
+    def never_built(*_args, **_kwargs):
+        raise AssertionError("the parser was built again")
+
+    monkeypatch.setattr(Lark, "__init__", never_built)
+    parser = cached_parser()
+    assert parser.parse("module A\n\nfn f() -> int\n    return 1\n", start="start") is not None
+    assert parse_module("module A\n\nfn f() -> int\n    return 1\n").name == "A"
+
+
+class _Planted:
+    def __reduce__(self):
+        import pathlib
+
+        return (pathlib.Path.mkdir, (pathlib.Path(os.environ["KITE_CACHE_DIR"]) / "planted-code-ran",))
+
+
+@pytest.mark.parametrize("signed", ["no MAC", "another key's MAC"])
+def test_a_planted_parser_entry_is_never_loaded_and_is_replaced(tmp_path, monkeypatch, signed):
+    import hashlib
+    import hmac
+    import pickle
+
+    from kite.syntax.parser import cached_parser, parser_entry
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path))
+    entry = parser_entry()
+    entry.parent.mkdir(parents=True)
+    payload = pickle.dumps(_Planted())
+    mac = hmac.digest(b"k" * 32, payload, "sha256") if signed == "another key's MAC" else b"\0" * hashlib.sha256().digest_size
+    entry.write_bytes(mac + payload)
+    entry.chmod(0o600)  # this user's own file: only the MAC tells it was not kite's
+    parser = cached_parser()
+    assert not (tmp_path / "planted-code-ran").exists()
+    assert parser.parse("module A\n", start="start") is not None
+    assert pickle.dumps(_Planted()) not in entry.read_bytes()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from kite import diagnostics as diag
-from kite.scoring.slop import CLEAN_MEANS
 
 FORMAT = "json"  # the format's name: a module named json would read as the standard library's
 
@@ -79,6 +78,8 @@ def score(summary) -> str:
 
 def prose(report) -> str:
     """Offsets are characters into the file's text (line ends read as LF); line and column are 1-based."""
+    from kite.scoring.slop import CLEAN_MEANS  # here: every command imports its formats, only prose needs this
+
     hits = []
     for hit in report.hits:
         line, column = report.line_column(hit.start)

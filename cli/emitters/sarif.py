@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
-from pathlib import Path
 
 from kite import __version__, diagnostics as diag
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# The rules' page of this checkout of kite (docs/ ships with the source, not with a wheel: then there is none).
-RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+# The metadata's project URL (pyproject.toml's [project.urls]) that names the page of kite's rules (docs/rules.md).
+RULES_PAGE_LABEL = "Documentation"
 # What a path segment of a URI may hold as it is (RFC 3986 pchar without pct-encoded); the rest is percent-encoded.
 _SEGMENT_SAFE = "!$&'()*+,;=:@-._~"
 
@@ -28,10 +27,28 @@ def uri_reference(path: str) -> str:
     return encoded
 
 
+def rules_page() -> str | None:
+    """The page of kite's rules on the project's home, as the installed metadata names it; None when it names none
+    (kite has no public home yet): a file:// path into one machine's checkout is no page a code-scanning viewer can
+    open, and informationUri is optional."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("kite-lang").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip() == RULES_PAGE_LABEL and url.strip().startswith("https://"):
+            return url.strip()
+    return None
+
+
 def _tool(rules: list) -> dict:
     driver = {"name": "kite", "version": __version__, "rules": rules}
-    if RULES_PAGE.exists():
-        driver["informationUri"] = RULES_PAGE.as_uri()
+    page = rules_page()
+    if page is not None:
+        driver["informationUri"] = page
     return {"driver": driver}
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from kite import diagnostics as diag
 from kite.display import visible
-from kite.scoring.slop import CLEAN_MEANS
-from kite.scoring.summary import ACHIEVED, FOUND
 
 
 def diagnostics_text(found) -> str:
@@ -83,6 +81,8 @@ def rate_row(name: str, rate: dict, extra: str = "") -> str:
 
 def score(summary) -> str:
     """The run's rates as a table (Wilson 95% intervals), each rule's not-applicable count, pass@k, the ungraded."""
+    from kite.scoring.summary import ACHIEVED, FOUND  # here: every command imports its formats, only score needs these
+
     lines = [f"{summary['answers']} answers, {summary['graded']} graded, {summary['ungradable']['count']} could not be graded", "",
              f"{'rate':<14} {'value':>7} {'95% interval':<17} {'count':>13}"]
     lines += [rate_row(name, rate) for name, rate in summary["rates"].items()]
@@ -117,6 +117,8 @@ def score(summary) -> str:
 
 def prose(report) -> str:
     """A line per slop phrase (file:line:column: category: "phrase"), then the count by category."""
+    from kite.scoring.slop import CLEAN_MEANS
+
     lines = []
     for hit in report.hits:
         line, column = report.line_column(hit.start)

@@ -17,10 +17,9 @@ from kite import __version__, framing
 from kite.debug.engine import EngineError
 from kite.debug.evaluate import EvaluationError
 from kite.debug.session import SCOPE_BASE, DebugSession, LaunchError, Target
+from kite.defaults import DEBUG_TTL_SECONDS
 from kite.display import visible
 from kite.errors import ToolchainError, UnusableInput
-
-DEFAULT_TTL_SECONDS = 600.0
 
 
 class Refused(Exception):
@@ -28,7 +27,7 @@ class Refused(Exception):
 
 
 class Adapter:
-    def __init__(self, output: BinaryIO, ttl_seconds: float = DEFAULT_TTL_SECONDS, sandboxed: bool = True):
+    def __init__(self, output: BinaryIO, ttl_seconds: float = DEBUG_TTL_SECONDS, sandboxed: bool = True):
         self.output = output
         self.ttl_seconds = ttl_seconds
         self.sandboxed = sandboxed
@@ -273,6 +272,6 @@ def _variable(value: dict) -> dict:
     return shown
 
 
-def main(ttl_seconds: float = DEFAULT_TTL_SECONDS, sandboxed: bool = True) -> None:
+def main(ttl_seconds: float = DEBUG_TTL_SECONDS, sandboxed: bool = True) -> None:
     adapter = Adapter(sys.stdout.buffer, ttl_seconds, sandboxed)
     adapter.serve(sys.stdin.buffer)

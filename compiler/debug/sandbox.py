@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kite.testing.limits import Limits
 from kite.testing.sandbox import NO_SANDBOX, Sandbox, bubblewrap
-from kite.testing.worker import Limits
 
 TMPFS_MB = 64  # the engine and the debuggee share it; the transport's pipes are tiny
 

@@ -2,7 +2,6 @@
 
 from kite.diagnostics import Diagnostic, Rule, Severity, Stage
 
-DEFAULT_COMPILE_TIMEOUT = 20.0  # seconds (`--compile-timeout`); docs/cli.md says it
 # Each level multiplies the compiler's work by the overloads it tries (ten for Sum): four levels take about a second,
 # five several, six a minute. No honest answer nests five lambdas; the budget bounds whatever stays below this.
 MAX_LAMBDA_DEPTH = 4

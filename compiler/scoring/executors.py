@@ -7,10 +7,10 @@ import atexit
 import concurrent.futures
 from dataclasses import dataclass
 
+from kite.defaults import COMPILE_TIMEOUT_SECONDS
 from kite.errors import UnusableInput
-from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring.grading import CodeRequest, judge
-from kite.testing.worker import Limits
+from kite.testing.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class SessionSettings:
     sandboxed: bool = True
     timeout_seconds: float = Limits.timeout_seconds
     budget_seconds: float = Limits.budget_seconds
-    compile_timeout_seconds: float = DEFAULT_COMPILE_TIMEOUT
+    compile_timeout_seconds: float = COMPILE_TIMEOUT_SECONDS
 
     def open(self, processes_ahead: int = 1):
         """`processes_ahead`: test processes kept booted, one per answer this session judges at once."""

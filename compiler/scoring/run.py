@@ -48,7 +48,7 @@ class ScoreOptions:
     dask: str | None = None
     cache: str | None = None
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    reveal: str = "tests"  # what results show of the hidden tests (kite.testing.outcomes.REVEALS)
+    reveal: str = "tests"  # what results show of the hidden tests (kite.defaults.REVEALS)
     session: SessionSettings = field(default_factory=SessionSettings)
 
 

@@ -14,22 +14,17 @@ planted entry is ignored, and replaced by the file's own parse.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import hmac
 import io
-import os
 import pickle
-import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import kite
-from kite.atomic import write_atomically
 from kite.errors import UnusableInput
-from kite.own_files import cache_root, own_files
+from kite.own_files import own_files
+from kite.signed_files import only_mine, read_signed, user_key, write_signed
 from kite.source import SourceFile
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
@@ -83,39 +78,6 @@ class _ParseOnly(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parse")
 
 
-KEY_FILE = "find-cache.key"
-KEY_BYTES = 32
-MAC_BYTES = hashlib.sha256().digest_size
-SHARED = stat.S_IWGRP | stat.S_IWOTH
-
-
-def only_mine(status: os.stat_result) -> bool:
-    """Owned by this user, and no one else may write it."""
-    return status.st_uid == os.geteuid() and not status.st_mode & SHARED
-
-
-def user_key() -> bytes:
-    """This user's key for cache entries, made on first use; refused (exit 2) where another user could read or swap it."""
-    folder = cache_root()
-    folder.mkdir(parents=True, exist_ok=True)
-    if not only_mine(folder.stat()):
-        raise UnusableInput(f"{folder}: another user can write kite's cache folder, so the key of `kite find --cache` would not be yours alone")
-    path = folder / KEY_FILE
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        pass
-    else:
-        with os.fdopen(descriptor, "wb") as written:
-            written.write(secrets.token_bytes(KEY_BYTES))
-    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(descriptor, "rb") as stream:
-        status, key = os.fstat(stream.fileno()), stream.read(KEY_BYTES + 1)
-    if not only_mine(status) or status.st_mode & 0o077 or len(key) != KEY_BYTES:
-        raise UnusableInput(f"{path}: not a key only you can read (remove it: kite makes a new one)")
-    return key
-
-
 class ParseCache:
     def __init__(self, folder: str):
         self.folder = Path(folder)
@@ -131,24 +93,13 @@ class ParseCache:
         if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
             return entry.parsed
         parsed = parse(source)
-        payload = pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL)
-        with contextlib.suppress(OSError):  # a full or read-only folder costs the next search its parse, nothing else
-            path.unlink(missing_ok=True)  # a planted entry is replaced, whoever owns it
-            write_atomically(path, hmac.digest(self.key, payload, "sha256") + payload, 0o600)
+        write_signed(path, self.key, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
         return parsed
 
     def _read(self, path: Path):
-        """The entry at `path` when this user wrote it (its owner, its mode, its MAC), else None."""
-        try:
-            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            return None
-        with os.fdopen(descriptor, "rb") as stream:
-            if not only_mine(os.fstat(stream.fileno())):
-                return None
-            data = stream.read()
-        mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
-        if not hmac.compare_digest(mac, hmac.digest(self.key, payload, "sha256")):
+        """The entry at `path` when this user wrote it, else None."""
+        payload = read_signed(path, self.key)
+        if payload is None:
             return None
         try:
             return _ParseOnly(io.BytesIO(payload)).load()

@@ -6,6 +6,7 @@ import functools
 import re
 import threading
 from importlib import resources
+from pathlib import Path
 from typing import ClassVar
 
 from lark import Lark, Token
@@ -53,6 +54,7 @@ def grammar_text() -> str:
 
 
 _per_thread = threading.local()
+LARK_OPTIONS = {"parser": "lalr", "start": ["start", "expr"], "maybe_placeholders": True}
 
 
 def lark_parser() -> Lark:
@@ -60,14 +62,48 @@ def lark_parser() -> Lark:
     threads parsing at once (answers in flight, a server's requests) would corrupt each other's."""
     parser = getattr(_per_thread, "parser", None)
     if parser is None:
-        parser = _per_thread.parser = Lark(
-            grammar_text(),
-            parser="lalr",
-            postlex=KiteIndenter(),
-            start=["start", "expr"],
-            maybe_placeholders=True,
-            cache=True,  # the LALR tables, keyed by the grammar's hash, in the temp folder
-        )
+        parser = _per_thread.parser = cached_parser()
+    return parser
+
+
+def parser_entry() -> Path:
+    """Where the tables of this grammar, these options, this Lark and this Python are kept."""
+    import hashlib
+    import sys
+
+    import lark
+
+    from kite.own_files import cache_root
+
+    made_of = repr((grammar_text(), sorted(LARK_OPTIONS.items()), lark.__version__, sys.version_info[:2]))
+    return cache_root() / "parser" / f"{hashlib.sha256(made_of.encode()).hexdigest()}.lark"
+
+
+def cached_parser() -> Lark:
+    """Lark's LALR tables, built once per grammar, options, Lark and Python and kept in kite's cache folder, signed
+    with the user's key (Lark's own `cache=True` would load a pickle from the shared temp folder, under a name any
+    user can compute and plant). An entry not this user's, or a folder that cannot hold one, costs only the build."""
+    import io
+
+    from kite.errors import UnusableInput
+    from kite.signed_files import read_signed, user_key, write_signed
+
+    text, path = grammar_text(), parser_entry()
+    try:
+        key = user_key()
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+    except (OSError, UnusableInput):
+        return Lark(text, postlex=KiteIndenter(), **LARK_OPTIONS)
+    payload = read_signed(path, key)
+    if payload is not None:
+        try:
+            return Lark.load(io.BytesIO(payload))
+        except Exception:  # an entry of an older kite's making: built again below
+            pass
+    parser = Lark(text, postlex=KiteIndenter(), **LARK_OPTIONS)
+    saved = io.BytesIO()
+    parser.save(saved)
+    write_signed(path, key, saved.getvalue())
     return parser
 
 

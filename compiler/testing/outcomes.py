@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from kite import diagnostics as diag
 from kite.pipeline import CheckResult
 from kite.syntax.nodes import Module
-from kite.testing.worker import Limits
+from kite.testing.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,6 @@ class TestReport:
 
 # ---- what a result reveals of the hidden tests (`--reveal`): results that go back to a model must not teach it the tests
 
-REVEALS = ("tests", "names", "none")  # everything (the default); which test and why in general terms; not even names
 DOES_NOT_COMPILE = "the program does not compile"
 CONCEALED_FILE = "hidden tests"  # where a concealed test or diagnostic is: no path, no line
 # A hidden test file's diagnostic keeps its layer, severity and id only: a message can quote the test's code (a

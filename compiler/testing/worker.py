@@ -38,6 +38,7 @@ from kite.display import well_formed
 from kite.errors import ToolchainError
 from kite.spawn import kill_group, piped, spawn
 from kite.testing import seccomp
+from kite.testing.limits import Limits
 from kite.testing.sandbox import Sandbox
 
 READ_CHUNK = 1 << 16
@@ -45,29 +46,6 @@ STDERR_KEPT = 4096
 POLL_SECONDS = 0.05
 BOOT_SECONDS = 120.0  # starting .NET in a new sandbox: never charged to an answer, but a machine that cannot is broken
 TAMPERED = "the results channel was written by something other than the test host"
-
-
-@dataclass(frozen=True)
-class Limits:
-    timeout_seconds: float = 5.0  # each test
-    budget_seconds: float = 60.0  # each answer: all its tests, restarts included
-    heap_mb: int = 512
-    processes: int = 256  # threads count too on Linux; .NET itself runs a few dozen
-    descriptors: int = 256  # .NET itself holds about 40; each socket can pin ~200 KB of kernel memory no RSS shows
-    file_mb: int = 1  # RLIMIT_FSIZE: one file, memfd too (one held open, or in flight on a socket, is in no RSS)
-    tmpfs_mb: int = 16  # each of /tmp and the working folder
-    output_chars: int = 64 * 1024  # a test's captured output
-    message_chars: int = 4096  # a failure's message
-    load_seconds: float = 10.0  # from the answer's arrival to its assembly being loaded
-
-    @property
-    def rss_limit_bytes(self) -> int:
-        return 2 * self.heap_mb * 1024 * 1024
-
-    @property
-    def line_limit_bytes(self) -> int:
-        """The longest honest result line: output and message, each character escaped as \\uXXXX in JSON."""
-        return 6 * (self.output_chars + self.message_chars) + 4096
 
 
 @dataclass(frozen=True)

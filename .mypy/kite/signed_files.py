@@ -1,0 +1,1 @@
+../../compiler/signed_files.py
