@@ -139,7 +139,11 @@ class Adapter:
     def on_attach(self, arguments: dict, request: dict) -> dict:
         if self.session is not None:
             raise Refused(self._busy())
-        raise Refused("kite dap attaches only to the programs it launches: use launch with \"program\"")
+        # The engine and the debuggee share one sandbox (pid namespace, private /tmp holding the runtime's debug
+        # pipes): a process started outside it can be neither seen nor attached; docs/debugger.md, "attach".
+        raise Refused("kite dap attaches only to the programs it launches: a process outside the debug sandbox has "
+                      "no debug transport the engine can reach (its pipes live in the sandbox's private /tmp); "
+                      "use launch with \"program\" (and \"test\") instead")
 
     def _busy(self) -> str:
         session = self.session
