@@ -129,7 +129,7 @@ class _Walker:
             self.declarations.append(Declaration(module.name, "module", module.line, module.column))
         for item in module.items:
             if isinstance(item, n.Let):
-                self.expr(item.value)
+                self.expr(item.value, item.type)
                 self.declare(item.name, "const", item.line, item.column, item.type or self.type_of(item.value), item.value)
             elif isinstance(item, n.TypeDecl):
                 self.declarations.append(Declaration(item.name, "type", item.line, item.column))
@@ -167,7 +167,7 @@ class _Walker:
 
     def statement(self, s) -> None:
         if isinstance(s, n.Let):
-            self.expr(s.value)
+            self.expr(s.value, s.type)
             value_type = s.type or self.type_of(s.value)
             self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
         elif isinstance(s, n.Assign):
@@ -293,25 +293,56 @@ class _Walker:
 
     # ---- expressions: only lambdas declare anything
 
-    def expr(self, e) -> None:
+    def expr(self, e, expected: n.TypeRef | None = None) -> None:
+        """`expected`: the type the place of `e` declares (a typed let, a parameter, a field, a list's element),
+        from which a lambda without parameter types takes them, as C# does."""
         if isinstance(e, n.Lambda):
             self.lambda_depth += 1
             self.lambdas.append((e, self.lambda_depth))
             self.scopes.append({})
-            for param in e.params:
-                self.declare(param.name, "lambda", param.line, param.column, param.type)
+            target = expected if expected is not None and expected.name == "fn" and len(expected.args) == len(e.params) else None
+            params = tuple(p.type or (target.args[i] if target is not None else None) for i, p in enumerate(e.params))
+            for param, declared in zip(e.params, params):
+                self.declare(param.name, "lambda", param.line, param.column, declared)
             self.expr(e.body)
-            self.typed_as(e)  # with its parameters in scope
+            at = (e.line, e.column)
+            returns = self.type_of(e.body) or n.TypeRef(*at, "?") if target is None or target.returns is not None else None
+            found = self.typed[id(e)] = n.TypeRef(*at, "fn", tuple(t or n.TypeRef(*at, "?") for t in params), returns=returns)
+            self.types.append((e, found))  # with its parameters in scope
             self.scopes.pop()
             self.lambda_depth -= 1
             return
         if isinstance(e, n.Name):
             self.resolved.append((e, self.resolve(e.name)))
-        for child in n.children(e):
-            self.expr(child)
+        if isinstance(e, n.Call):
+            self.expr(e.func)
+            places = self._parameter_types(e)
+            for index, arg in enumerate(e.args):
+                self.expr(arg, places[index] if index < len(places) else None)
+        elif isinstance(e, n.ListLiteral):
+            element = expected.args[0] if expected is not None and expected.name == "list" and expected.args else None
+            for item in e.items:
+                self.expr(item, element)
+        else:
+            for child in n.children(e):
+                self.expr(child)
         if isinstance(e, n.Member):
             self.members.append((e, self.type_of(e.target)))
         self.typed_as(e)
+
+    def _parameter_types(self, e: n.Call) -> tuple[n.TypeRef | None, ...]:
+        """What a call's arguments are declared as: a module function's parameters, a function-typed local's, a record's
+        fields; () where Kite does not declare them (.NET members, the standard library)."""
+        if not isinstance(e.func, n.Name):
+            return ()
+        name = e.func.name
+        binding = self.resolve(name)
+        if binding is not None:
+            return binding.type.args if binding.type is not None and binding.type.name == "fn" else ()
+        if name in self.records and name not in self.functions:
+            return tuple(f.type for f in self.records[name].fields)
+        function = self.functions.get(name)
+        return tuple(p.type for p in function.params) if function is not None and name not in standard_library.FUNCTIONS else ()
 
     def typed_as(self, e) -> None:
         if isinstance(e, n.TypeRef):
@@ -339,7 +370,8 @@ def _common(found: list) -> n.TypeRef | None:
 
 def _same(a: n.TypeRef, b: n.TypeRef) -> bool:
     """The same type, wherever each is written (a node's equality compares its position too)."""
-    return a.name == b.name and a.nullable == b.nullable and len(a.args) == len(b.args) and all(map(_same, a.args, b.args))
+    same_result = a.returns is b.returns is None or (a.returns is not None and b.returns is not None and _same(a.returns, b.returns))
+    return a.name == b.name and a.nullable == b.nullable and len(a.args) == len(b.args) and all(map(_same, a.args, b.args)) and same_result
 
 
 def _std_result(std, args: list, at: tuple[int, int]) -> n.TypeRef | None:

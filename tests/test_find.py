@@ -395,3 +395,34 @@ def test_a_key_another_user_could_read_is_refused(tmp_path, monkeypatch):
     key.chmod(0o644)
     result = run_kite(["find", "upper($X)", "a.kite", "--cache", "cache"], cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr == f"kite: error: {key}: not a key only you can read (remove it: kite makes a new one)\n"
+
+
+# ---- function types (LANGUAGE.md section 12)
+
+FUNCTION_TYPES = SourceFile("f.kite", textwrap.dedent("""\
+    module F
+
+    fn apply(f: fn(int) -> int, x: int) -> int
+        return f(x)
+
+    fn each(xs: list<int>, act: fn(int))
+        for x in xs
+            act(x)
+
+    fn keep(xs: list<str>, pred: fn(str) -> bool) -> fn() -> list<str>
+        let picked: fn(str) -> bool = pred
+        return fn() => xs.Where(picked).ToList()
+    """))
+
+
+def function_type_matches(pattern: str) -> list[str]:
+    return [f.text.split("\n")[0] for f in search_source(parse_pattern(pattern), FUNCTION_TYPES)]
+
+
+def test_a_function_type_in_a_pattern_matches_its_parameter_and_result_types_exactly():
+    assert function_type_matches("fn $F($$$P, $G: fn(int) -> int, $$$Q) -> $R\n    $$$B") == ["fn apply(f: fn(int) -> int, x: int) -> int"]
+    # A result the pattern leaves out must be absent: fn($T) is an action, never fn(int) -> int.
+    assert function_type_matches("fn $F($$$P, $G: fn($T))\n    $$$B") == ["fn each(xs: list<int>, act: fn(int))"]
+    assert function_type_matches("fn $F($$$P, $G: fn($T) -> bool) -> fn() -> $R\n    $$$B") == ["fn keep(xs: list<str>, pred: fn(str) -> bool) -> fn() -> list<str>"]
+    assert function_type_matches("let $X: fn($$$A) -> $R = $V") == ["let picked: fn(str) -> bool = pred"]
+    assert function_type_matches("let $X: fn() = $V") == []

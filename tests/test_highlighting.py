@@ -60,3 +60,12 @@ def test_any_text_an_answer_holds_lexes_back_to_itself_without_an_error_token(te
     tokens = list(KiteLexer(stripnl=False, ensurenl=False).get_tokens_unprocessed(text))
     assert "".join(value for _, _, value in tokens) == text
     assert not any(kind in Error for _, kind, _ in tokens)
+
+
+def test_a_function_type_highlights_as_the_keyword_fn_its_types_and_the_arrow():
+    text = "fn apply(f: fn(int) -> int?, g: fn()) -> fn(str) -> Item\n"
+    tokens = [(kind, value) for _, kind, value in KiteLexer().get_tokens_unprocessed(text) if value.strip()]
+    assert not any(kind in Error for kind, _ in tokens)
+    assert [value for kind, value in tokens if kind in Keyword] == ["fn", "fn", "fn", "fn"]
+    assert [value for kind, value in tokens if value == "->"] == ["->", "->", "->"]
+    assert ("Name.Class" in str(dict((v, k) for k, v in tokens)["Item"]))

@@ -377,3 +377,36 @@ def test_a_planted_parser_entry_is_never_loaded_and_is_replaced(tmp_path, monkey
     assert not (tmp_path / "planted-code-ran").exists()
     assert parser.parse("module A\n", start="start") is not None
     assert pickle.dumps(_Planted()) not in entry.read_bytes()
+
+
+def test_the_hover_shows_a_function_typed_parameter_and_a_lambda_typed_by_where_it_is_passed():
+    """A lambda without parameter types takes them from the function type of its place (a parameter, a typed let,
+    a list's element), as C# does: the hover says fn(int) -> int, never fn(unknown)."""
+    from kite.lsp.features import Parsed, hover
+
+    text = (
+        "module F\n\nfn apply(f: fn(int) -> int, x: int) -> int\n    return f(x)\n\n"
+        "fn each(xs: list<int>, act: fn(int))\n    for x in xs\n        act(x)\n\n"
+        "fn main()\n    print(apply(fn(n) => n + 1, 2))\n    let fs: list<fn(str) -> bool> = [fn(s) => len(s) > 0]\n"
+        "    each([1], fn(n) => print(n))\n"
+    )
+    parsed = Parsed.of("f.kite", text)
+    lines = text.split("\n")
+    def shown(line: int, word: str) -> str:
+        return hover(parsed, line, lines[line].index(word)) or ""
+    assert "f: fn(int) -> int\n```\nparameter" in shown(3, "f(x)")
+    assert "fn(n) => n + 1: fn(int) -> int" in shown(10, "fn(n)")
+    assert "n: int" in shown(10, "n + 1")
+    assert "fn(s) => len(s) > 0: fn(str) -> bool" in shown(11, "fn(s)")
+    assert "fn(n) => print(n): fn(int)\n" in shown(12, "fn(n)")  # an action's lambda gives nothing
+
+
+def test_two_function_types_that_differ_only_in_their_result_are_not_one_type():
+    from kite.analyze import gather
+    from kite.syntax.frontend import read_syntax
+
+    text = "module F\n\nfn a(x: int) -> int\n    return x\n\nfn b(x: int) -> str\n    return to_str(x)\n\nfn main()\n    let fs = [a, b]\n    let gs = [a, a]\n"
+    facts = gather(read_syntax(decode("f.kite", text.encode())).module)
+    types = {b.name: b.type for b in facts.bindings}
+    assert types["fs"].args == ()  # no element type: neither fn(int) -> int nor fn(int) -> str
+    assert types["gs"].args[0].returns.name == "int"

@@ -74,13 +74,14 @@ class UnitSymbols:
         members = {f.name for item in items if isinstance(item, n.TypeDecl) for f in item.fields}
         members |= {m.name for item in items if isinstance(item, n.EnumDecl) for m in item.members}
         type_names = frozenset(item.name for item in items if isinstance(item, (n.TypeDecl, n.EnumDecl)))
+        enum_names = frozenset(item.name for item in items if isinstance(item, n.EnumDecl))
         return cls(
             frozenset(functions),
-            frozenset(item.name for item in items if isinstance(item, n.EnumDecl)),
+            enum_names,
             frozenset(members),
             frozenset(identifier(name) for name in type_names),
             tuple((path_of[id(item)], item) for item in ordered),
-            {name: spelled or "object" for name, spelled in constant_types(ordered, functions, type_names).items()},
+            {name: spelled or "object" for name, spelled in constant_types(ordered, functions, type_names, enum_names).items()},
             tuple(modules),
             type_names,
         )

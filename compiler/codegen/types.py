@@ -88,10 +88,10 @@ def csharp_type(type_: n.TypeRef) -> str:
     return "".join(out)
 
 
-def constant_type(expr, known: dict[str, str], functions=frozenset(), types=frozenset()) -> str | None:
+def constant_type(expr, known: dict[str, str], functions=frozenset(), types=frozenset(), enums=frozenset()) -> str | None:
     """The C# type of a module constant's value, where it can be told without a type checker.
 
-    known: the constants evaluated before it; functions and types: what the unit declares."""
+    known: the constants evaluated before it; functions, types and enums: what the unit declares."""
     if isinstance(expr, n.Literal):
         return PRIMITIVES.get(expr.kind)  # literal kinds are spelled like the types
     if isinstance(expr, n.FString):
@@ -99,17 +99,19 @@ def constant_type(expr, known: dict[str, str], functions=frozenset(), types=froz
     if isinstance(expr, n.Name):
         return known.get(expr.name)
     if isinstance(expr, n.Unary):
-        return "bool" if expr.op == "not" else constant_type(expr.operand, known, functions, types)
+        return "bool" if expr.op == "not" else constant_type(expr.operand, known, functions, types, enums)
     if isinstance(expr, n.Binary):
         if expr.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in"):
             return "bool"
-        left, right = constant_type(expr.left, known, functions, types), constant_type(expr.right, known, functions, types)
+        left, right = constant_type(expr.left, known, functions, types, enums), constant_type(expr.right, known, functions, types, enums)
         if left == right:
             return left
         return "decimal" if {left, right} == {"int", "decimal"} else ("string" if "string" in (left, right) and expr.op == "+" else None)
     if isinstance(expr, n.ListLiteral) and expr.items:
-        element = constant_type(expr.items[0], known, functions, types)
-        return f"{COLLECTIONS['list']}<{element}>" if element and all(constant_type(i, known, functions, types) == element for i in expr.items) else None
+        element = constant_type(expr.items[0], known, functions, types, enums)
+        return f"{COLLECTIONS['list']}<{element}>" if element and all(constant_type(i, known, functions, types, enums) == element for i in expr.items) else None
+    if isinstance(expr, n.Member) and isinstance(expr.target, n.Name) and expr.target.name in enums and expr.target.name not in known:
+        return identifier(expr.target.name)  # an enum's member: `Size.Small`
     if isinstance(expr, n.TypeCall):
         return csharp_type(expr.type)
     if isinstance(expr, n.Call) and isinstance(expr.func, n.Name):
@@ -118,12 +120,12 @@ def constant_type(expr, known: dict[str, str], functions=frozenset(), types=froz
     return None
 
 
-def constant_types(ordered_constants, functions=frozenset(), types=frozenset()) -> dict[str, str | None]:
+def constant_types(ordered_constants, functions=frozenset(), types=frozenset(), enums=frozenset()) -> dict[str, str | None]:
     """Each constant's C# type, None where it cannot be told; constants come in the order they are evaluated."""
     known: dict[str, str] = {}
     spelled_by_name: dict[str, str | None] = {}
     for item in ordered_constants:
-        spelled = csharp_type(item.type) if item.type else constant_type(item.value, known, functions, types)
+        spelled = csharp_type(item.type) if item.type else constant_type(item.value, known, functions, types, enums)
         spelled_by_name[item.name] = spelled
         known[item.name] = spelled or "object"
     return spelled_by_name

@@ -17,7 +17,8 @@ def check(module, facts, file):
         yield RULE.on(file, where, message)
     constants = [item for item in module.items if isinstance(item, n.Let)]
     ordering = order_constants(constants, facts.functions)
-    spelled = constant_types(ordering.ordered, facts.functions, facts.records)
+    enums = {d.name for d in facts.declarations if d.kind == "enum"}
+    spelled = constant_types(ordering.ordered, facts.functions, facts.records, enums)
     # A constant of a cycle is KT009's: a type written on it cannot fix a cycle (one mistake, one diagnostic).
     in_cycle = {step for cycle in ordering.cycles for step in cycle}
     for item in constants:

@@ -20,7 +20,7 @@ RULE = Rule(
 # Whether code read as a fragment (items, or a function body) is judged; a whole module always is.
 judges_fragments = True
 
-SNAKE = re.compile(r"^_*[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+SNAKE = re.compile(r"^(_|_*[a-z][a-z0-9]*(_[a-z0-9]+)*)$")  # `_` alone: a value the code never reads
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 PASCAL_KINDS = {"module", "type", "enum", "member"}
 
