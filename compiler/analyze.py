@@ -312,6 +312,13 @@ class _Walker:
             self.scopes.pop()
             self.lambda_depth -= 1
             return
+        if isinstance(e, n.Binary):
+            operations = n.chain(e)
+            self.expr(operations[0].left)
+            for operation in operations:
+                self.expr(operation.right)
+                self.typed_as(operation)
+            return
         if isinstance(e, n.Name):
             self.resolved.append((e, self.resolve(e.name)))
         if isinstance(e, n.Call):

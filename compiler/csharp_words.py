@@ -24,6 +24,11 @@ RUNTIME_WORDS = {
     "Eq": f"cannot compare these two values: their types differ, or one has no type ({UNTYPED_EMPTY})",
     "Contains": f"cannot tell what 'in' looks for: the value and the collection's elements differ in type ({UNTYPED_EMPTY})",
 }
+# CS0411 on a list or a for loop, said from what the code is (pipeline.untyped_in_kite_terms reads the shape).
+MIXED_LIST = "cannot tell the element type of this list: its elements are of different types{types}, and a list holds one: write every element as one type"
+NOT_ITERABLE = "cannot tell what this for loop goes over: a list, set, map or str, and {what} is none of them{advice}"
+COUNTING = ": to count, write for i in range(n)"
+UNTYPED_LIST = "cannot tell the element type of this list: " + UNTYPED_EMPTY
 # The suffix the generator puts on a name (compiler/codegen/types.py, csharp.py): `step__1` for a name declared again
 # after its block ended or a narrowed name, `a__b__u` for a program's name that looks generated, `Size__f`, `shop__m`.
 SPELLED_NAME = re.compile(r"\b\w*__\w*\b")

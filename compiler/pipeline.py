@@ -12,13 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kite import diagnostics as diag
+from kite import analyze, diagnostics as diag
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
-from kite.csharp_words import in_kite_words
+from kite.csharp_words import COUNTING, MIXED_LIST, NOT_ITERABLE, UNTYPED_LIST, in_kite_words
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
 from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_name_declared_twice
 from kite.source import SourceFile, read
+from kite.syntax import nodes as n
 from kite.syntax.frontend import (
     ItemCache as ItemCache,  # re-exported: the session keeps one, below the syntax layer
     SyntaxResult,
@@ -185,8 +186,55 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
             continue  # recovery's guess at a leaked line is not the user's code
         if d.id in covered.get((d.file, d.line), ()) or (d.id in anywhere and names_the_same(d, anywhere[d.id])):
             continue
-        kept.append(in_kite_words(d))
+        d = in_kite_words(d)
+        if d.id == "CS0411" and result is not None and result.module is not None:
+            d = untyped_in_kite_terms(d, result.module)
+        kept.append(d)
     return diag.ordered(kept)
+
+
+def untyped_in_kite_terms(d: Diagnostic, module: Module) -> Diagnostic:
+    """CS0411 on a list or a for loop, explained from what the code is, not from every way it can happen: a list of
+    two types names them, on the line of the first element that differs; a for over an int or another value that is
+    not a collection says so; only an empty [] or a bare none is "no type of its own"."""
+    at = next((node for node in n.descendants(module) if isinstance(node, (n.ListLiteral, n.For))
+               and (node.line, node.column) == (d.line, d.column)), None)
+    if at is None:
+        return d
+    types = {id(e): t for e, t in analyze.gather(module).types}
+    if isinstance(at, n.For):
+        found = types.get(id(at.iterable))
+        if found is None or found.name in ("list", "set", "map", "str", "none", "?"):
+            return d
+        advice = COUNTING if found.name == "int" else ""
+        return dataclasses.replace(d, message=NOT_ITERABLE.format(what=f"{_kite_words(found)}", advice=advice))
+    known: list[tuple[n.Node, n.TypeRef]] = []
+    for item in at.items:
+        t = types.get(id(item))
+        if t is not None and t.name not in ("none", "?") and not (t.name == "list" and not t.args):
+            known.append((item, t))
+    if not known:
+        return dataclasses.replace(d, message=UNTYPED_LIST)
+    first = known[0][1]
+    differing = next(((item, t) for item, t in known if not _same_type(t, first)), None)
+    if differing is None:
+        return d
+    element, other = differing
+    names = f" ({first.name} and {other.name})" if not first.args and not other.args else ""
+    return dataclasses.replace(d, message=MIXED_LIST.format(types=names), line=element.line, column=element.column,
+                               end_line=element.end_line, end_column=element.end_column)
+
+
+def _same_type(a: n.TypeRef, b: n.TypeRef) -> bool:
+    """The same Kite type, an int among decs included (a list of both is a list of dec)."""
+    numbers = {"int", "dec"}
+    return (a.name in numbers and b.name in numbers) or (a.name == b.name and len(a.args) == len(b.args)
+                                                            and all(_same_type(x, y) for x, y in zip(a.args, b.args)))
+
+
+def _kite_words(t: n.TypeRef) -> str:
+    """A value of type t, in a message: `an int`, `a dec`, `a Point`."""
+    return ("an " if t.name[:1] in "aeiouAEIOU" else "a ") + t.name
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARTICLE, FIXTURES, REPO, assert_snapshot, run_kite
+from conftest import ARTICLE, FIXTURES, MESSAGES, REPO, assert_snapshot, run_kite
 from kite import standard_library
 from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 from kite.errors import ToolchainError
@@ -204,5 +204,18 @@ def test_compiler_messages_about_what_kite_lacks_or_about_a_mixed_list_say_it_in
     )
     lines = run_kite(["check", "w.kite"], cwd=tmp_path).output.splitlines()
     assert lines[0] == "w.kite(3): error CS0220: this int arithmetic leaves int's range (-2147483648 to 2147483647): Kite has no long"
-    assert lines[1].startswith("w.kite(6): error CS0411: cannot tell the element type of this list: its elements must all be of one type")
-    assert lines[2].startswith("w.kite(7): error CS0411: cannot tell what this for loop goes over: a list, set, map or str, and this value is none of them")
+    assert lines[1] == "w.kite(6): error CS0411: cannot tell the element type of this list: its elements are of different types (int and str), and a list holds one: write every element as one type"
+    assert lines[2] == "w.kite(7): error CS0411: cannot tell what this for loop goes over: a list, set, map or str, and an int is none of them: to count, write for i in range(n)"
+
+
+def test_each_cs0411_is_explained_from_the_shape_of_its_code(tmp_path):
+    """LANGUAGE.md section 12: a list of two types names them, on the line of the element that differs; a for over an
+    int says it cannot be iterated; a for over a record says so; only an empty [] or a bare none has "no type of its
+    own"."""
+    (tmp_path / "shapes.kite").write_text(
+        "module Shapes\n\ntype Point\n    x: int\n\nfn f(n: int, p: Point)\n    let xs = [1, \"two\"]\n    let ys = [\n        1.5,\n"
+        "        2,\n        \"three\",\n    ]\n    for ch in 42\n        print(ch)\n    for c in n\n        print(c)\n"
+        "    for q in p\n        print(q)\n    let zs = []\n    let nones = [none, none]\n    print(xs)\n    print(ys)\n"
+        "    print(zs)\n    print(nones)\n"
+    )
+    assert_snapshot(run_kite(["check", "shapes.kite"], cwd=tmp_path).output, MESSAGES / "cs0411_shapes.expected")

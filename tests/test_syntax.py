@@ -12,7 +12,7 @@ from kite.errors import UnusableInput
 from kite.pipeline import kite_layer
 from kite.source import decode
 from kite.syntax import nodes as n
-from kite.syntax.parser import MAX_HEIGHT, MAX_NESTING
+from kite.syntax.parser import MAX_NESTING
 
 
 def kite_lines(text: str, name: str = "t.kite") -> list[str]:
@@ -96,14 +96,6 @@ DEEP_SHAPES = {
     "index_chain": "module Deep\n\nfn f(a: list<int>) -> int\n    return a" + "[0]" * 50_000 + "\n",
     "calls": "module Deep\n\nfn f(a: int) -> int\n    return " + "f(" * 5000 + "a" + ")" * 5000 + "\n",
 }
-# A chain of one operator is one level (LANGUAGE.md §12); one longer than the passes' recursion allows is KT000 too.
-# 25 times MAX_HEIGHT and 5 times Python's recursion limit: any pass that recursed once per operand would fail here.
-CHAIN_OPERANDS = 5_000
-LONG_CHAINS = {
-    "long_sum": "module Deep\n\nfn f(a: int) -> int\n    return " + " + ".join(["a"] * CHAIN_OPERANDS) + "\n",
-    "long_or": "module Deep\n\nfn f(a: int?) -> bool\n    return " + " or ".join(["a == none"] * CHAIN_OPERANDS) + "\n",
-}
-TOO_LONG = f"more than {MAX_HEIGHT} operators and brackets inside one another"
 
 
 @pytest.mark.parametrize("shape", sorted(DEEP_SHAPES))
@@ -111,15 +103,6 @@ def test_types_holes_and_long_chains_are_a_nesting_diagnostic_with_a_short_messa
     lines = kite_lines(DEEP_SHAPES[shape])
     assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
     assert all(len(line) < 200 for line in lines)
-
-
-@pytest.mark.parametrize("shape", sorted(LONG_CHAINS))
-def test_a_chain_longer_than_the_passes_allow_is_kt000_not_a_recursion_error(shape):
-    import sys
-
-    assert max(25 * MAX_HEIGHT, 5 * sys.getrecursionlimit()) <= CHAIN_OPERANDS
-    lines = kite_lines(LONG_CHAINS[shape])
-    assert len(lines) == 1 and TOO_LONG in lines[0], lines[:3]
 
 
 CHAINS = {
@@ -163,10 +146,8 @@ def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(shape):
     else:
         text = f"module Deep\n\nfn f() -> int\n    return {expr}\n"
     lines = kite_lines(text)
-    if shape == "parens":
-        assert lines == []  # grouping parentheses leave no node behind: the AST is flat
-    elif shape == "sum":
-        assert any(TOO_LONG in line for line in lines), lines[:3]
+    if shape in ("parens", "sum"):
+        assert lines == []  # grouping parentheses leave no node behind; a chain is one level (tests/test_chains.py)
     else:
         assert any(f"nested more than {MAX_NESTING} levels deep" in line for line in lines), lines[:3]
 

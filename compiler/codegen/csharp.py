@@ -35,6 +35,8 @@ STD = f"{KITE}.Std"
 PRIMITIVE_LITERALS = {"int", "dec", "str", "char", "bool"}
 ENTRY_CLASS = "kite__entry"  # holds Main for `kite build`; generated names have "__" inside, program names never
 ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
+# The longest text an overflow message names for an operation of a chain (Codegen.chain_texts).
+CHAIN_TEXT = 80
 # Binding strength of Kite's operators (LANGUAGE.md section 6), for writing an expression back as Kite.
 PRECEDENCE = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4,
               "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "unary": 7}
@@ -457,14 +459,19 @@ class _Writer:
                 return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
             return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
-            left, left_true, left_false = self.condition(e.left)
-            carried = left_true if e.op == "and" else left_false
-            self.scopes.append(carried)
-            right, right_true, right_false = self.condition(e.right)
-            self.scopes.pop()
-            if e.op == "and":
-                return f"({left} && {right})", {**left_true, **right_true}, {}
-            return f"({left} || {right})", {}, {**left_false, **right_false}
+            # One chain, one flat C# expression: each term sees what the terms before it narrowed.
+            operations = n.chain(e)
+            text, when_true, when_false = self.condition(operations[0].left)
+            terms = [text]
+            carried = dict(when_true if e.op == "and" else when_false)
+            for operation in operations:
+                self.scopes.append(carried)
+                text, when_true, when_false = self.condition(operation.right)
+                self.scopes.pop()
+                terms.append(text)
+                carried = {**carried, **(when_true if e.op == "and" else when_false)}
+            joined = f" {'&&' if e.op == 'and' else '||'} ".join(terms)
+            return f"({joined})", *((carried, {}) if e.op == "and" else ({}, carried))
         if isinstance(e, n.Unary) and e.op == "not":
             text, when_true, when_false = self.condition(e.operand)
             return f"(!{text})", when_false, when_true
@@ -617,6 +624,8 @@ class _Writer:
     def binary(self, e: n.Binary) -> str:
         if e.op in ("and", "or") or (e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right))):
             return self.condition(e)[0]
+        if e.op in ARITHMETIC:
+            return self.arithmetic_chain(e)
         # `xs == []`: a list literal compared with a value takes that value's type, as in `expect`.
         compared = e.op in ("==", "!=") and isinstance(e.left, n.ListLiteral) != isinstance(e.right, n.ListLiteral)
         left_typed, right_typed = compared and isinstance(e.left, n.ListLiteral), compared and isinstance(e.right, n.ListLiteral)
@@ -631,18 +640,45 @@ class _Writer:
         if e.op in ("<", "<=", ">", ">=") and not (self.certainly_not_text(e.left) or self.certainly_not_text(e.right)):
             # Strings order ordinally (LANGUAGE.md section 11); C# has no < on string.
             return f"({RUNTIME}.Ordered({left}) {e.op} {RUNTIME}.Ordered({right}))"
-        if self.running_lines is not None and e.op in ARITHMETIC and not _target_typed(e.right):
-            # Op marks the operation once both operands are known, Done once it gave a value: an OverflowException
-            # in between is this operation's (Runtime.Overflowed).
-            return f"{RUNTIME}.Done(checked({left} {e.op} {RUNTIME}.Op({right}, {string_literal(self.kite_text(e))})))"
         return f"({left} {e.op} {right})"
+
+    def arithmetic_chain(self, e: n.Binary) -> str:
+        """`a + b - c` as one flat C# expression, C#'s own left-to-right order: per operation it would nest as deep
+        as the chain is long. Checked, Op marks each operation once both its operands are known, Done the chain once it
+        gave a value: an OverflowException in between is the marked operation's (Runtime.Overflowed)."""
+        operations = n.chain(e)
+        checked = self.running_lines is not None and e.op in ARITHMETIC
+        names = self.chain_texts(operations) if checked else []
+        parts = [self.expr(operations[0].left)]
+        for at, operation in enumerate(operations):
+            right = self.expr(operation.right)
+            if checked and not _target_typed(operation.right):
+                right = f"{RUNTIME}.Op({right}, {string_literal(names[at])})"
+            parts.append(f"{operation.op} {right}")
+        joined = " ".join(parts)
+        return f"{RUNTIME}.Done(checked({joined}))" if checked else f"({joined})"
+
+    def chain_texts(self, operations: list[n.Binary]) -> list[str]:
+        """What an overflow message names for each operation of a chain: the chain up to it, as written; past
+        CHAIN_TEXT characters its first operand, `...` and its last (linear, where whole prefixes are quadratic)."""
+        level = PRECEDENCE[operations[0].op]
+        first = self.kite_text(operations[0].left, level)
+        texts, prefix = [], first
+        for operation in operations:
+            right = self.kite_text(operation.right, level + 1)
+            prefix = f"{prefix} {operation.op} {right}" if len(prefix) <= CHAIN_TEXT else prefix
+            texts.append(prefix if len(prefix) <= CHAIN_TEXT else f"{first} {operation.op} ... {operation.op} {right}")
+        return texts
 
     def kite_text(self, e, outer: int = 0) -> str:
         """An expression as the program wrote it, one line: operators spelled from the tree (with the brackets their
         precedence needs), everything else as written."""
         if isinstance(e, n.Binary) and e.op in PRECEDENCE:
             level = PRECEDENCE[e.op]
-            text = f"{self.kite_text(e.left, level)} {e.op} {self.kite_text(e.right, level + 1)}"
+            operations = n.chain(e)
+            text = self.kite_text(operations[0].left, level) + "".join(
+                f" {operation.op} {self.kite_text(operation.right, level + 1)}" for operation in operations
+            )
         elif isinstance(e, n.Unary):
             level = PRECEDENCE["not"] if e.op == "not" else PRECEDENCE["unary"]
             text = ("not " if e.op == "not" else "-") + self.kite_text(e.operand, level)

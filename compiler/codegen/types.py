@@ -103,10 +103,14 @@ def constant_type(expr, known: dict[str, str], functions=frozenset(), types=froz
     if isinstance(expr, n.Binary):
         if expr.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in"):
             return "bool"
-        left, right = constant_type(expr.left, known, functions, types, enums), constant_type(expr.right, known, functions, types, enums)
-        if left == right:
-            return left
-        return "decimal" if {left, right} == {"int", "decimal"} else ("string" if "string" in (left, right) and expr.op == "+" else None)
+        operations = n.chain(expr)  # iteratively: a chain's left spine is as long as the chain
+        left = constant_type(operations[0].left, known, functions, types, enums)
+        for operation in operations:
+            right = constant_type(operation.right, known, functions, types, enums)
+            if left != right:
+                both = {left, right}
+                left = "decimal" if both == {"int", "decimal"} else ("string" if "string" in both and operation.op == "+" else None)
+        return left
     if isinstance(expr, n.ListLiteral) and expr.items:
         element = constant_type(expr.items[0], known, functions, types, enums)
         return f"{COLLECTIONS['list']}<{element}>" if element and all(constant_type(i, known, functions, types, enums) == element for i in expr.items) else None

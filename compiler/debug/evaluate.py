@@ -143,8 +143,15 @@ class Evaluator:
         return value["text"] == "true"
 
     def binary(self, node: n.Binary) -> Value:
+        operations = n.chain(node)  # iteratively: a chain's left spine is as long as the chain
+        value = self.value(operations[0].left)
+        for operation in operations:
+            value = self.operation(operation, value)
+        return value
+
+    def operation(self, node: n.Binary, left: Value) -> Value:
+        """`node` applied to the value of its left side."""
         op = node.op
-        left = self.value(node.left)
         if op in ("and", "or"):
             first = self.truth(left)
             if (op == "and" and not first) or (op == "or" and first):

@@ -142,12 +142,20 @@ def _as_name(value):
 
 
 def same(a, b) -> bool:
-    """Structurally equal code, positions ignored; a name and the expression that is only that name are the same."""
-    a, b = _as_name(a), _as_name(b)
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, n.Node):
-        return all(same(value, getattr(b, field)) for field, value in fields_of(a))
-    return a == b
+    """Structurally equal code, positions ignored; a name and the expression that is only that name are the same.
+    Iterative: two long chains compare down a left spine as long as they are."""
+    pending = [(a, b)]
+    while pending:
+        a, b = pending.pop()
+        a, b = _as_name(a), _as_name(b)
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, tuple):
+            if len(a) != len(b):
+                return False
+            pending.extend(zip(a, b))
+        elif isinstance(a, n.Node):
+            pending.extend((value, getattr(b, field)) for field, value in fields_of(a))
+        elif a != b:
+            return False
+    return True

@@ -302,6 +302,25 @@ _CHILDREN = {
 }
 
 
+# Operators of one grammar level chain to the left: `a + b - c` is one chain, `a + b * c` nests `*` in it.
+CHAINS = ({"+", "-"}, {"*", "/", "%"}, {"and"}, {"or"})
+
+
+def same_level(left: str, right: str) -> bool:
+    return any(left in chain and right in chain for chain in CHAINS)
+
+
+def chain(e: Binary) -> list[Binary]:
+    """The operations of the chain `e` ends (LANGUAGE.md §12: one level), first to last: `a + b - c` gives
+    [a + b, a + b - c]. Found iteratively: a pass that recursed down a chain's left spine would recurse per operand,
+    so every pass reads a chain through here and recurses only into its operands."""
+    spine = [e]
+    while isinstance(spine[-1].left, Binary) and same_level(spine[-1].left.op, spine[-1].op):
+        spine.append(spine[-1].left)
+    spine.reverse()
+    return spine
+
+
 def children(node: Node) -> tuple[Node, ...]:
     """The direct child nodes of any node (statements, items, expressions, types), in source order."""
     found = _CHILDREN.get(type(node))

@@ -20,11 +20,9 @@ from kite.syntax.layout import bracket_delta, code_only
 from kite.syntax.literals import hole_end, quoted_end
 
 # Deeper nesting than this is refused with KT000: the analyzer and code generator walk
-# the AST recursively, and no real program comes near it.
+# the AST recursively, and no real program comes near it. A chain of one operator is one level however long: every
+# pass reads it through nodes.chain, iteratively, and recurses only into its operands.
 MAX_NESTING = 100
-# The passes after the parser walk a chain's left spine recursively, so the tree's own depth is bounded too: a chain
-# of up to this many operands (inside the nesting it sits in) reads as one level; a longer one is KT000.
-MAX_HEIGHT = 200
 STRING_ESCAPES = set('nt\\"')
 FSTRING_ESCAPES = STRING_ESCAPES | set("{}")
 CHAR_ESCAPES = set("nt\\'0")
@@ -191,14 +189,6 @@ def _declared(token: Token) -> Token:
     return token
 
 
-# Operators of one grammar level chain to the left: `a + b - c` is one chain, `a + b * c` nests `*` in it.
-_CHAINS = ({"+", "-"}, {"*", "/", "%"}, {"and"}, {"or"})
-
-
-def _same_level(left: str, right: str) -> bool:
-    return any(left in chain and right in chain for chain in _CHAINS)
-
-
 class KiteTransformer(Transformer_NonRecursive):
     """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
 
@@ -210,7 +200,6 @@ class KiteTransformer(Transformer_NonRecursive):
         super().__init__()
         self._text = text
         self._depth: dict[int, int] = {}  # nesting levels: a chain of one operator is one
-        self._height: dict[int, int] = {}  # the tree's own depth, chains counted operand by operand
 
     def _node(self, node, *children, depth: int | None = None):
         """`depth`: the node's nesting level when it is not one more than its deepest child's (a chain)."""
@@ -218,11 +207,7 @@ class KiteTransformer(Transformer_NonRecursive):
             depth = 1 + max((self._depth.get(id(child), 0) for child in children), default=0)
         if depth > MAX_NESTING:
             raise KiteSyntaxError(node.line, node.column, f"nested more than {MAX_NESTING} levels deep")
-        height = 1 + max((self._height.get(id(child), 0) for child in children), default=0)
-        if height > MAX_HEIGHT:
-            raise KiteSyntaxError(node.line, node.column, f"more than {MAX_HEIGHT} operators and brackets inside one another: split it with let")
         self._depth[id(node)] = depth
-        self._height[id(node)] = height
         return node
 
     def _nested(self, node, children):
@@ -362,7 +347,7 @@ class KiteTransformer(Transformer_NonRecursive):
     def binary(self, children):
         left, op, right = children
         node = n.Binary(left.line, left.column, op.value, left, right, **_ends(right))
-        if isinstance(left, n.Binary) and _same_level(left.op, op.value):
+        if isinstance(left, n.Binary) and n.same_level(left.op, op.value):
             # A chain of one operator (`a + b - c`, `x and y and z`) is one level (LANGUAGE.md §12).
             return self._node(node, left, right, depth=max(self._depth.get(id(left), 0), 1 + self._depth.get(id(right), 0)))
         return self._node(node, left, right)
