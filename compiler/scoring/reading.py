@@ -123,7 +123,9 @@ class Reader:
         self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
                                    options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
                                    tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks],
-                                   *([options.reveal] if options.reveal != "tests" else [])],  # results of before --reveal stay valid
+                                   # options added since results carry digests, named only when set: earlier results stay valid
+                                   *([options.reveal] if options.reveal != "tests" else []),
+                                   *([{"max_line_bytes": options.max_line_bytes}] if options.max_line_bytes != DEFAULT_MAX_LINE_BYTES else [])],
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def digest(self, raw: bytes) -> str:
