@@ -7,6 +7,7 @@ import atexit
 import concurrent.futures
 from dataclasses import dataclass
 
+from kite.dotnet.compile_worker import DEFAULT_COMPILE_MEMORY_MB
 from kite.errors import UnusableInput
 from kite.rules.kt010_compile_budget import DEFAULT_COMPILE_TIMEOUT
 from kite.scoring.grading import CodeRequest, judge
@@ -21,12 +22,14 @@ class SessionSettings:
     timeout_seconds: float = Limits.timeout_seconds
     budget_seconds: float = Limits.budget_seconds
     compile_timeout_seconds: float = DEFAULT_COMPILE_TIMEOUT
+    compile_memory_mb: int = DEFAULT_COMPILE_MEMORY_MB
 
     def open(self):
         from kite.session import Session
 
         limits = Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds)
-        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds)
+        return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds,
+                       compile_memory_mb=self.compile_memory_mb)
 
 
 _worker_session = None
