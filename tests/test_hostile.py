@@ -104,6 +104,12 @@ REBINDING = [
     # let Int32 = Bounds(0): the tests' Int32.MinValue read the answer's constant.
     ("peaks_rebinds_int32.kite", "peaks_hidden.test.kite",
      "peaks_rebinds_int32.kite(6): error KT015: constant 'Int32' takes the name of the .NET type Int32: it would hide that type in every file of the module, choose another name"),
+    # No type Item at all: a fn Item returning none (beside a type Thing, or a type spelled `item`) stood in for the
+    # type the tests construct, and both tests passed.
+    ("shop_fakes_the_type_with_a_function.kite", "shop_hidden.test.kite",
+     "shop_fakes_the_type_with_a_function.kite(7): error KT015: 'Item' is called as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    ("shop_fakes_the_type_in_lowercase.kite", "shop_hidden.test.kite",
+     "shop_fakes_the_type_in_lowercase.kite(7): error KT015: 'Item' is called as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
