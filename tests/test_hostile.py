@@ -107,9 +107,12 @@ REBINDING = [
     # No type Item at all: a fn Item returning none (beside a type Thing, or a type spelled `item`) stood in for the
     # type the tests construct, and both tests passed.
     ("shop_fakes_the_type_with_a_function.kite", "shop_hidden.test.kite",
-     "shop_fakes_the_type_with_a_function.kite(7): error KT015: 'Item' is called as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+     "shop_fakes_the_type_with_a_function.kite(7): error KT015: 'Item' is used as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
     ("shop_fakes_the_type_in_lowercase.kite", "shop_hidden.test.kite",
-     "shop_fakes_the_type_in_lowercase.kite(7): error KT015: 'Item' is called as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+     "shop_fakes_the_type_in_lowercase.kite(7): error KT015: 'Item' is used as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    # No enum Size: a constant Size of a record whose fields Small and Large are none stood in for it.
+    ("sizes_fakes_the_enum_with_a_constant.kite", "sizes_hidden.test.kite",
+     "sizes_fakes_the_enum_with_a_constant.kite(7): error KT015: 'Size' is used as a type in sizes_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
@@ -128,7 +131,8 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
     assert lines[-1].startswith("0 passed, ")
 
 
-@pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite")])
+@pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
+                                            ("sizes_right.kite", "sizes_hidden.test.kite")])
 def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
     result = kite_test(answer, "--tests", hidden)
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")

@@ -104,17 +104,20 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
                 # No related location: it would point into a test file that may be hidden (LANGUAGE.md section 12).
                 yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
                 break
-            if isinstance(item, VALUES) and module is not None and item.name in called_as_types(module):
-                yield RULE.on(program_path, name_of(item), f"'{item.name}' is called as a type in {Path(path).name}: a {kind_of(item)} "
+            if isinstance(item, VALUES) and module is not None and item.name in used_as_types(module):
+                yield RULE.on(program_path, name_of(item), f"'{item.name}' is used as a type in {Path(path).name}: a {kind_of(item)} "
                                                            "named like a type would stand in for it, choose a snake_case name")
                 break
 
 
-def called_as_types(module: n.Module) -> set[str]:
-    """The PascalCase names a file calls, `Item(...)`: a test file means a type by them (LANGUAGE.md section 3), so
-    an answer's `fn Item` returning none, with no type Item, would make every item and every expected value none."""
-    return {node.func.name for node in n.descendants(module)
-            if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name[:1].isupper()}
+def used_as_types(module: n.Module) -> set[str]:
+    """The PascalCase names a file calls (`Item(...)`) or reads a member of (`Size.Large`): a test file means a type
+    by them (LANGUAGE.md section 3), so an answer's `fn Item` returning none with no type Item, or a `let Size` whose
+    fields are none with no enum Size, would make every value and every expected value none. An all-capitals
+    constant (`TAX.rate`) is a constant's spelling, not a type's."""
+    named = (node.func if isinstance(node, n.Call) else node.target if isinstance(node, n.Member) else None
+             for node in n.descendants(module))
+    return {e.name for e in named if isinstance(e, n.Name) and e.name[:1].isupper() and not e.name.isupper()}
 
 
 def applies(module):
