@@ -17,7 +17,7 @@ from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
 from kite.scoring.tasks import TaskFolder, valid_task_id
-from kite.source import not_unicode, reading_errors, too_large
+from kite.source import not_unicode, reading_errors
 
 if TYPE_CHECKING:
     from kite.scoring.run import ScoreOptions
@@ -170,11 +170,6 @@ class Reader:
         if fmt is None:
             named = dotted(document, options.format_field or "")
             return ungradable(number, answer_id, task_id, "bad format", f"format {named!r} is not one of {', '.join(formats.FORMATS)}")
-        # The Kite layer reads the answer in this process, before any budget: no more of it than of a .kite file.
-        # The other formats go whole to the compile process, under its time and memory budget.
-        problem = too_large(options.answer_field, answer) if fmt == "kite" else ""
-        if problem:
-            return ungradable(number, answer_id, task_id, "too large", problem)
         model_score = None
         if options.model_score_field:
             model_score = dotted(document, options.model_score_field)
