@@ -9,7 +9,13 @@ import traceback
 
 import click
 
-from kite.defaults import ANSWER_BUDGET_SECONDS, COMPILE_TIMEOUT_SECONDS, REVEALS, TEST_TIMEOUT_SECONDS
+from kite.defaults import (
+    ANSWER_BUDGET_SECONDS,
+    COMPILE_MEMORY_MB,
+    COMPILE_TIMEOUT_SECONDS,
+    REVEALS,
+    TEST_TIMEOUT_SECONDS,
+)
 from kite.errors import ToolchainError, UnusableInput
 
 timeout_option = click.option(
@@ -22,6 +28,11 @@ reveal_option = click.option(
     "--reveal", type=click.Choice(REVEALS), default=REVEALS[0], show_default=True,
     help="What results show of the hidden tests: tests (their messages, places, output and diagnostics), names (which "
          "test and why in general terms only), none (not even their names). For results that go back to a model.")
+compile_memory_option = click.option(
+    "--compile-memory", type=click.IntRange(min=256, max=1 << 20), default=COMPILE_MEMORY_MB, show_default=True,
+    help="MB of RAM the C# compiler's process may hold while it compiles an answer (.NET and Roslyn included); past it "
+         "it is stopped (KT010).",
+)
 compile_timeout_option = click.option(
     "--compile-timeout", type=click.FloatRange(min=0.1, max=3600), default=COMPILE_TIMEOUT_SECONDS, show_default=True,
     help="Seconds the C# compiler and analyzers may spend on a program and its tests; past it they are stopped (KT010).",

@@ -14,6 +14,7 @@ from kite import __version__, diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import (
     budget_option,
+    compile_memory_option,
     compile_timeout_option,
     debugging,
     examples,
@@ -269,9 +270,10 @@ def new(name, task):
 @reveal_option
 @format_option("test")
 @compile_timeout_option
+@compile_memory_option
 @no_server_option
 @guarded
-def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
+def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_format, compile_timeout, compile_memory):
     """Compile each program (files or folders) with its tests through the static layers, then run its tests in a
     fresh sandboxed process.
 
@@ -303,7 +305,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
 
     source_of = {source.program: source for source in sources}
     limits = Limits(timeout_seconds=timeout, budget_seconds=budget)
-    with Session(limits=limits, sandboxed=not no_sandbox, compile_timeout=compile_timeout) as session:
+    with Session(limits=limits, sandboxed=not no_sandbox, compile_timeout=compile_timeout, compile_memory_mb=compile_memory) as session:
         reports = graded(session, sources, test_unit)
     echo_nonempty(emitters.emitter(output_format).test(reports))
     sys.exit(units_exit_code(reports, lambda report: not report.tests.passes))
@@ -336,9 +338,10 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
 @reveal_option
 @format_option("score")
 @compile_timeout_option
+@compile_memory_option
 @guarded
 def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field, model_score_field, regex_flavor, jobs,
-          dask_address, cache_dir, max_line_bytes, timeout, budget, no_sandbox, reveal, output_format, compile_timeout):
+          dask_address, cache_dir, max_line_bytes, timeout, budget, no_sandbox, reveal, output_format, compile_timeout, compile_memory):
     """Grade every answer of RUN (JSON lines) through the four layers, write a result line per answer to --output and
     a summary beside it, and print the rates.
 
@@ -351,7 +354,7 @@ def score(run, field, tasks_dir, task_field, id_field, out, resume, format_field
         run=run, answer_field=field, out=out, tasks=tasks_dir, task_field=task_field, id_field=id_field, format_field=format_field,
         model_score_field=model_score_field, regex_flavor=regex_flavor, resume=resume, jobs=jobs, dask=dask_address,
         cache=cache_dir, max_line_bytes=max_line_bytes, reveal=reveal, session=SessionSettings(sandboxed=not no_sandbox, timeout_seconds=timeout, budget_seconds=budget,
-                                                 compile_timeout_seconds=compile_timeout),
+                                                 compile_timeout_seconds=compile_timeout, compile_memory_mb=compile_memory),
     )
     with progress_bar() as progress:
         summary = score_run(options, progress)

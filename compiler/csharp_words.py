@@ -30,9 +30,9 @@ NOT_ITERABLE = "cannot tell what this for loop goes over: a list, set, map or st
 COUNTING = ": to count, write for i in range(n)"
 UNTYPED_LIST = "cannot tell the element type of this list: " + UNTYPED_EMPTY
 # The suffix the generator puts on a name (compiler/codegen/types.py, csharp.py): `step__1` for a name declared again
-# after its block ended or a narrowed name, `a__b__u` for a program's name that looks generated, `Size__f`, `shop__m`.
+# after its block ended or a narrowed name, `a__b__u` for a program's name that looks generated, `Size__f`, `shop__m`, a test file's `helper__t`.
 SPELLED_NAME = re.compile(r"\b\w*__\w*\b")
-GENERATED_SUFFIX = re.compile(r"(?:__u__f|__u|__f|__m|__\d+)$")
+GENERATED_SUFFIX = re.compile(r"(?:__u__f|__u__t|__u|__f|__m|__t|__\d+)$")
 UNDERSCORES_ONLY = re.compile(r"v(_+)")  # identifier() spells `_` as `v___u`
 CONSTANT_OVERFLOW = "this int arithmetic leaves int's range (-2147483648 to 2147483647): Kite has no long"
 LAMBDA_UNTYPED = "cannot tell this lambda's type: give each parameter a type, and give it a result with a type (none alone has none)"

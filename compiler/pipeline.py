@@ -177,7 +177,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
         ids_on_line.setdefault((d.file, d.line), set()).add(d.id)
     said: set[tuple[str, int, str, str]] = set()
     kept = list(kite)
-    for d in csharp:
+    for d in map(in_kite_words, csharp):  # the names as Kite spells them first: a test file's `helper__t` is `helper`
         if RESTATES.get(d.id, frozenset()) & ids_on_line[(d.file, d.line)] or (d.file, d.line, d.id, d.message) in said:
             continue
         said.add((d.file, d.line, d.id, d.message))
@@ -186,7 +186,6 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
             continue  # recovery's guess at a leaked line is not the user's code
         if d.id in covered.get((d.file, d.line), ()) or (d.id in anywhere and names_the_same(d, anywhere[d.id])):
             continue
-        d = in_kite_words(d)
         if d.id == "CS0411" and result is not None and result.module is not None:
             d = untyped_in_kite_terms(d, result.module)
         kept.append(d)

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Self
 
 from kite import diagnostics as diag
 from kite.codegen.csharp import line_path, module_type_name, test_methods
-from kite.defaults import COMPILE_TIMEOUT_SECONDS
+from kite.defaults import COMPILE_MEMORY_MB, COMPILE_TIMEOUT_SECONDS
 from kite.diagnostics import INTERNAL_ERROR_ID, STATIC_LAYERS, Diagnostic, Layer
-from kite.dotnet.compile_worker import CompileTimeout
+from kite.dotnet.compile_worker import CompileOutOfMemory, CompileTimeout
 from kite.errors import NoTests, ToolchainError, UnusableInput
 from kite.pipeline import (
     NOT_COMPILED,
@@ -105,6 +105,7 @@ class Session:
     sandboxed: bool = True
     processes_ahead: int = 1
     compile_timeout: float = COMPILE_TIMEOUT_SECONDS  # seconds each Roslyn pass over a unit may take
+    compile_memory_mb: int = COMPILE_MEMORY_MB  # RAM the compile process may hold during one
     items: ItemCache | None = None  # a long-lived session's parses of items, kept between checks of the same files
 
     def __post_init__(self) -> None:
@@ -212,10 +213,12 @@ class Session:
         if through is Layer.COMPILER:  # whether it compiles is all that is asked: emit says so without the analyzers' pass
             return Analysis(CheckResult(tuple(diag.ordered(found)), (Layer.KITE,)), parsed, generated)
         try:
-            csharp = self.compiler.check(list(generated.sources), self.compile_timeout)
-        except CompileTimeout:
-            skipped = (f"compiler and analyzers stopped after {self.compile_timeout:g} s (KT010)",)
-            return Analysis(CheckResult(tuple(diag.ordered([*found, self._too_slow(unit, modules[0])])), (Layer.KITE,), skipped), parsed, None)
+            csharp = self.compiler.check(list(generated.sources), self.compile_timeout, memory_mb=self.compile_memory_mb)
+        except CompileTimeout as stopped:
+            spent = f"past {stopped.megabytes} MB" if isinstance(stopped, CompileOutOfMemory) else f"after {self.compile_timeout:g} s"
+            skipped = (f"compiler and analyzers stopped {spent} (KT010)",)
+            return Analysis(CheckResult(tuple(diag.ordered([*found, self._over_budget(unit, modules[0], stopped)])), (Layer.KITE,), skipped),
+                            parsed, None)
         # Back from the names #line markers can carry to the files' own names.
         paths = {line_path(source.path): source.path for source in unit.sources}
         csharp = [replace(d, file=paths.get(d.file, d.file) or unit.program.path) for d in csharp]
@@ -233,15 +236,18 @@ class Session:
         generated = generate_unit(unit, parsed, entry_point=entry_point, running=True)
         assembly = built_assembly_name(generated.module_name) if entry_point else ANSWER_ASSEMBLY
         try:
-            image, found = self.compiler.emit(assembly, list(generated.sources), entry_point, self.compile_timeout)
-        except CompileTimeout:
-            image, found = None, [self._too_slow(unit, analysis.modules[0])]
+            image, found = self.compiler.emit(assembly, list(generated.sources), entry_point, self.compile_timeout,
+                                              memory_mb=self.compile_memory_mb)
+        except CompileTimeout as stopped:
+            image, found = None, [self._over_budget(unit, analysis.modules[0], stopped)]
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
             return Compiled(failed, None, assembly)
         return Compiled(analysis.result, image, assembly)
 
-    def _too_slow(self, unit: Unit, program) -> Diagnostic:
+    def _over_budget(self, unit: Unit, program, stopped: CompileTimeout) -> Diagnostic:
+        if isinstance(stopped, CompileOutOfMemory):
+            return kt010_compile_budget.took_too_much_memory(unit.program.path, program.line, program.column, stopped.megabytes)
         return kt010_compile_budget.took_too_long(unit.program.path, program.line, program.column, self.compile_timeout)
 
     def test(self, unit: Unit, hidden: Collection[str] | None = None, timeout_seconds: float | None = None,
@@ -333,9 +339,9 @@ class Session:
         name = built_assembly_name(generated.module_name)
         try:
             image, found, pdb = self.compiler.emit_with(name, list(generated.sources), entry_point,
-                                                        self.compile_timeout, debug=True)
-        except CompileTimeout:
-            image, found, pdb = None, [self._too_slow(unit, parsed[0])], None
+                                                        self.compile_timeout, debug=True, memory_mb=self.compile_memory_mb)
+        except CompileTimeout as stopped:
+            image, found, pdb = None, [self._over_budget(unit, parsed[0], stopped)], None
         if image is None:
             failed = CheckResult(tuple(diag.ordered([*analysis.result.diagnostics, *found])), analysis.result.layers_run)
             return Compiled(failed, None, name), None

@@ -76,6 +76,17 @@ def wide_encoding(data: bytes) -> str:
     return ""
 
 
+def too_large(path: str, text: str) -> str:
+    """Why `text` is more than the Kite layer takes in one file ("" when it is not), whatever door it came in by: a
+    file, or a run line's answer, which the Kite layer reads in kite's own process before any budget applies."""
+    if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)"
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if lines > MAX_SOURCE_LINES:
+        return f"{path}: too long to check ({lines:,} lines, more than kite's limit of {MAX_SOURCE_LINES:,})"
+    return ""
+
+
 def decode(path: str, data: bytes) -> SourceFile:
     if len(data) > MAX_SOURCE_BYTES:
         raise UnusableInput(f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)")
@@ -90,9 +101,9 @@ def decode(path: str, data: bytes) -> SourceFile:
     except UnicodeDecodeError as error:
         raise UnusableInput(f"{path}: not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.count("\n") + (not text.endswith("\n"))
-    if lines > MAX_SOURCE_LINES:
-        raise UnusableInput(f"{path}: too long to check ({lines:,} lines, more than kite's limit of {MAX_SOURCE_LINES:,})")
+    problem = too_large(path, text)
+    if problem:
+        raise UnusableInput(problem)
     return SourceFile(path, text)
 
 

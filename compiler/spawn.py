@@ -60,3 +60,37 @@ def process_executor(jobs: int) -> concurrent.futures.Executor:
 
     return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                                   initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def tree_rss(root: int) -> int:
+    """Bytes of RAM the process `root` and every process below it hold (VmRSS): what a memory watchdog bounds."""
+    return sum(_rss_bytes(pid) for pid in _process_tree(root))
+
+
+def _process_tree(root: int) -> list[int]:
+    found, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as children:
+                    pending.extend(int(child) for child in children.read().split())
+            except (OSError, ValueError):
+                pass
+    return found
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0

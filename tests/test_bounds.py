@@ -123,6 +123,20 @@ def gone(pid: int) -> bool:
         return True
 
 
+def test_a_compile_process_left_holding_half_its_memory_budget_is_replaced_before_the_next_request():
+    # A Python answer of 1.5 million constants peaks near 1 GB in the parse and keeps most of it: under a 1800 MB
+    # budget it gets its verdict, and the next answer starts in a fresh process, never charged for what it kept.
+    from kite.spawn import tree_rss
+
+    worker = shared_worker()
+    worker.text_problem("json", "[1]", 60, memory_mb=1800)
+    fresh = worker.process.pid
+    assert tree_rss(fresh) < 900 << 20
+    assert worker.text_problem("python", "1," * 1_500_000, 300, memory_mb=1800) == ""
+    assert worker.process is None or tree_rss(worker.process.pid) < 900 << 20
+    assert worker.text_problem("json", "[1]", 60, memory_mb=1800) == "" and worker.process.pid != fresh
+
+
 def test_the_compile_time_bomb_ends_at_the_budget_with_kt010_and_its_compile_is_killed():
     worker = shared_worker()
     run_kite(["check", "ok_shallow_lambdas.kite"], cwd=BOMB.parent)

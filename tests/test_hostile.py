@@ -104,6 +104,19 @@ REBINDING = [
     # let Int32 = Bounds(0): the tests' Int32.MinValue read the answer's constant.
     ("peaks_rebinds_int32.kite", "peaks_hidden.test.kite",
      "peaks_rebinds_int32.kite(6): error KT015: constant 'Int32' takes the name of the .NET type Int32: it would hide that type in every file of the module, choose another name"),
+    # No type Item at all: a fn Item returning none (beside a type Thing, or a type spelled `item`) stood in for the
+    # type the tests construct, and both tests passed.
+    ("shop_fakes_the_type_with_a_function.kite", "shop_hidden.test.kite",
+     "shop_fakes_the_type_with_a_function.kite(7): error KT015: 'Item' is used as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    ("shop_fakes_the_type_in_lowercase.kite", "shop_hidden.test.kite",
+     "shop_fakes_the_type_in_lowercase.kite(7): error KT015: 'Item' is used as a type in shop_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    # No enum Size: a constant Size of a record whose fields Small and Large are none stood in for it.
+    ("sizes_fakes_the_enum_with_a_constant.kite", "sizes_hidden.test.kite",
+     "sizes_fakes_the_enum_with_a_constant.kite(7): error KT015: 'Size' is used as a type in sizes_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
+    # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
+    # program reads none of its test files' values, as if compiled alone.
+    ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
+     "sums_reads_the_tests_values.kite(6): error CS0103: The name 'expected' does not exist in the current context"),
 ]
 
 
@@ -118,8 +131,10 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
     assert lines[-1].startswith("0 passed, ")
 
 
-def test_the_right_shop_answer_passes_the_same_hidden_tests():
-    result = kite_test("shop_right.kite", "--tests", "shop_hidden.test.kite")
+@pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
+                                            ("sizes_right.kite", "sizes_hidden.test.kite")])
+def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
+    result = kite_test(answer, "--tests", hidden)
     assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
 
 

@@ -209,6 +209,42 @@ async def test_a_buffer_that_is_not_unicode_text_is_one_diagnostic_and_the_serve
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_every_request_on_a_buffer_that_is_not_unicode_text_answers_empty(push: LanguageClient, folder):
+    # Diagnostics said it once; a hover, a jump or a rename on the same buffer once answered with an error.
+    path = folder / "lone_requests.kite"
+    text = 'module Lone\n\nfn f(name: str) -> str\n    let greeting = "a\ud800"\n    return f(greeting)\n'
+    path.write_text("module Lone\n")
+    uri = path.as_uri()
+    push.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
+    assert [d.code for d in await published(push, uri, bool)] == ["KT000"]
+    document = types.TextDocumentIdentifier(uri)
+    where = types.Position(4, 12)  # on `f` in `return f(greeting)`
+    whole = types.Range(types.Position(0, 0), types.Position(5, 0))
+    answers = {
+        "hover": await push.text_document_hover_async(types.HoverParams(document, where)),
+        "definition": await push.text_document_definition_async(types.DefinitionParams(document, where)),
+        "references": await push.text_document_references_async(types.ReferenceParams(context=types.ReferenceContext(True), text_document=document, position=where)),
+        "highlight": await push.text_document_document_highlight_async(types.DocumentHighlightParams(document, where)),
+        "signature": await push.text_document_signature_help_async(types.SignatureHelpParams(document, types.Position(4, 13))),
+        "completion": await push.text_document_completion_async(types.CompletionParams(document, where)),
+        "symbols": await push.text_document_document_symbol_async(types.DocumentSymbolParams(document)),
+        "folding": await push.text_document_folding_range_async(types.FoldingRangeParams(document)),
+        "inlay": await push.text_document_inlay_hint_async(types.InlayHintParams(text_document=document, range=whole)),
+        "tokens": await push.text_document_semantic_tokens_full_async(types.SemanticTokensParams(document)),
+        "actions": await push.text_document_code_action_async(types.CodeActionParams(text_document=document, range=whole, context=types.CodeActionContext([]))),
+        "formatting": await push.text_document_formatting_async(types.DocumentFormattingParams(text_document=document, options=types.FormattingOptions(4, True))),
+        "prepare rename": await push.text_document_prepare_rename_async(types.PrepareRenameParams(document, where)),
+        "calls": await push.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(document, where)),
+    }
+    empty = {name: answer for name, answer in answers.items()
+             if answer is None or answer in ([], ()) or getattr(answer, "data", None) in ([], ())}
+    assert empty == answers
+    change(push, uri, 2, text.replace("\ud800", "b"))  # valid again: the same requests answer
+    assert not await published(push, uri, lambda found: not found and push.published[-1].version == 2)
+    assert await push.text_document_definition_async(types.DefinitionParams(document, where)) is not None
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_kite_check_that_comes_after_the_csharp_result_of_the_same_text_keeps_it(csharp_first: LanguageClient, folder):
     uri = open_file(csharp_first, folder / "late.kite", "module Late\n\nfn f() -> int\n    return missing\n")
     await published(csharp_first, uri, lambda found: "CS0103" in codes(found))

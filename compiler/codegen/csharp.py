@@ -24,7 +24,14 @@ from dataclasses import dataclass
 
 from kite import standard_library
 from kite.callee import constructs
-from kite.codegen.types import CSHARP_KEYWORDS, constant_types, csharp_type, generated_name, identifier
+from kite.codegen.types import (
+    CSHARP_KEYWORDS,
+    constant_types,
+    csharp_type,
+    generated_name,
+    identifier,
+    tests_identifier,
+)
 from kite.constants import order_constants
 from kite.csharp_words import PROGRAM_NAMESPACE
 from kite.syntax import nodes as n
@@ -64,6 +71,7 @@ class UnitSymbols:
     constant_types: dict  # name -> C# type
     modules: tuple  # every module of the unit
     type_names: frozenset[str]  # records and enums, as the program spells them
+    tests_values: frozenset[str]  # functions and constants the test files declare: the program never reads them
 
     @classmethod
     def of(cls, modules, paths) -> UnitSymbols:
@@ -86,6 +94,7 @@ class UnitSymbols:
             {name: spelled or "object" for name, spelled in constant_types(ordered, functions, type_names, enum_names).items()},
             tuple(modules),
             type_names,
+            frozenset(item.name for module in modules[1:] for item in module.items if isinstance(item, (n.FnDecl, n.Let))),
         )
 
 
@@ -193,6 +202,9 @@ class _Writer:
         self.shadowed = declared_locals(module)  # module names a local may hide: always written qualified
         self.own_constants = {item.name for item in module.items if isinstance(item, n.Let)}
         self.class_name = module_class(module)
+        # What the code being written cannot see: the program reads none of its test files' values (a hidden test's
+        # reference solution or expected list), as if it were compiled alone; a test file reads everything.
+        self.unseen = symbols.tests_values if file_index == 0 else frozenset()
         self.in_fstring = False  # a hole of an interpolated string cannot hold a directive
 
     # ---- output
@@ -242,7 +254,9 @@ class _Writer:
         if self.file_index == 0:
             # Every constant of the unit, here, in the order that evaluates each after what it reads.
             for path, item in self.symbols.constants:
+                program_view, self.unseen = self.unseen, frozenset() if item.name in self.symbols.tests_values else self.unseen
                 self.constant(item, line_path(path))
+                self.unseen = program_view
         for item in module.items:
             if isinstance(item, n.FnDecl):
                 self.function(item)
@@ -307,14 +321,14 @@ class _Writer:
     def constant(self, item: n.Let, path: str) -> None:
         self.name_at(item, path)
         spelled = self.symbols.constant_types[item.name]
-        self.emit(f"public static readonly {spelled} {identifier(item.name)} = {self.expr(item.value, typed=True)};")
+        self.emit(f"public static readonly {spelled} {self.value_identifier(item.name)} = {self.expr(item.value, typed=True)};")
 
     def function(self, item: n.FnDecl) -> None:
         returns = csharp_type(item.returns) if item.returns else "void"
         params = ", ".join(f"{csharp_type(p.type) if p.type else 'object'} {identifier(p.name)}" for p in item.params)
         self.returns_value = item.returns is not None
         self.name_at(item)
-        self.emit(f"public static {returns} {identifier(item.name)}({params})")
+        self.emit(f"public static {returns} {self.value_identifier(item.name)}({params})")
         self.function_locals = {p.name for p in item.params}
         self.body(item.body, {p.name: identifier(p.name) for p in item.params})
 
@@ -529,9 +543,17 @@ class _Writer:
             return declared[0]
         return self.module_member(name) if name in self.own_constants or name in self.symbols.constant_types else identifier(name)
 
+    def value_identifier(self, name: str) -> str:
+        """A function or constant of the unit as C# spells it."""
+        return tests_identifier(name) if name in self.symbols.tests_values else identifier(name)
+
+    def visible(self, name: str) -> bool:
+        """A function or constant of the unit that the code being written may read."""
+        return (name in self.symbols.constant_types or name in self.symbols.functions) and name not in self.unseen
+
     def module_member(self, name: str) -> str:
         """A constant or function of the module; qualified where a local of the same name could hide it."""
-        spelled = identifier(name)
+        spelled = self.value_identifier(name)
         return f"global::{PROGRAM_NAMESPACE}.{self.class_name}.{spelled}" if name in self.shadowed else spelled
 
     def lookup(self, name: str) -> str:
@@ -544,9 +566,9 @@ class _Writer:
             return self.module_member(name)
         if name in standard_library.FUNCTIONS:
             return f"{STD}.{name}"
-        if name in self.symbols.constant_types or name in self.symbols.functions:
+        if self.visible(name):
             return self.module_member(name)
-        return identifier(name)  # a type, an enum, a .NET name
+        return identifier(name)  # a type, an enum, a .NET name, or a test file's value the program cannot see (CS0103)
 
 
     # ---- expressions
@@ -712,8 +734,8 @@ class _Writer:
             if not is_local and func.name in self.symbols.type_names:
                 # The type, whatever else the unit calls so (KT015): a hidden test's Item(...) is never the answer's fn.
                 return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"
-            is_value = is_local or func.name in self.symbols.constant_types
-            if not is_value and func.name in self.symbols.functions:
+            is_value = is_local or (func.name in self.symbols.constant_types and self.visible(func.name))
+            if not is_value and func.name in self.symbols.functions and self.visible(func.name):
                 return f"{self.module_member(func.name)}({self.args(e.args, typed=True)})"
             if constructs(func.name, is_value=is_value, functions=self.symbols.functions, types=self.symbols.type_names):
                 return f"new {identifier(func.name)}({self.args(e.args, typed=True)})"

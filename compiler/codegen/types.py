@@ -28,6 +28,9 @@ GENERATED_MEMBERS = frozenset(
 # A program's names get this suffix where they would meet a generated one; generated names contain "__" inside
 # them and never end with it, so the two sets never meet.
 ESCAPE_SUFFIX = "__u"
+# A function or constant of a test file ends with this in C#: no spelling of a name the program writes does, so the
+# program cannot reach the hidden tests' helpers or values (a reference solution, an expected list to clear).
+TESTS_SUFFIX = "__t"
 
 
 def is_generated_shape(name: str) -> bool:
@@ -45,10 +48,15 @@ def identifier(name: str) -> str:
     return name
 
 
+def tests_identifier(name: str) -> str:
+    """A function or constant a test file declares, as C# spells it: out of the program's reach."""
+    return identifier(name) + TESTS_SUFFIX
+
+
 def kite_name(spelled: str) -> str:
     """The Kite name a C# name was spelled from (identifier, member_identifier, generated_name), for a debugger
     reading a PDB: `v___u` is `_`, `Equals__u` is `Equals`, `count__3` (a redeclared or narrowed local) is `count`."""
-    spelled = spelled.removeprefix("@").removesuffix("__f")
+    spelled = spelled.removeprefix("@").removesuffix("__f").removesuffix(TESTS_SUFFIX)
     if spelled.endswith(ESCAPE_SUFFIX) and spelled != ESCAPE_SUFFIX:
         spelled = spelled.removesuffix(ESCAPE_SUFFIX)
         return spelled[1:] if spelled.startswith("v") and spelled[1:] and not spelled[1:].strip("_") else spelled

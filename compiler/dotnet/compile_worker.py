@@ -6,6 +6,10 @@ method is bound (minutes to hours). Only killing the process that runs it bounds
 answer runs here, one request at a time; a request past its budget kills the process (and anything it started),
 and the next request starts a fresh one. The process is shared by every Checker in a kite process.
 
+The budget is memory as well as time: a watchdog reads the process tree's RSS while a request runs (as the test
+processes' does, kite.spawn.tree_rss) and kills it past the request's limit, and a process that a large request left
+holding more than half of it is replaced, so what one answer's compile kept is never charged to the next.
+
 The other formats an answer may be given in (C#, a .NET or Python regex, JSON, Python) are checked here too: their
 parsers are no more bounded than Roslyn is.
 
@@ -26,15 +30,18 @@ import sys
 import threading
 import time
 
+from kite.defaults import COMPILE_MEMORY_MB
 from kite.diagnostics import Diagnostic
 from kite.errors import ToolchainError
 from kite.source import not_unicode
-from kite.spawn import die_with_parent, piped, spawn
+from kite.spawn import die_with_parent, piped, spawn, tree_rss
 from kite.text_formats import json_problem, python_problem, python_regex_problem
 
 BOOT_TIMEOUT_SECONDS = 300  # starting .NET and Roslyn; not part of any answer's budget
 READ_CHUNK = 1 << 16
-WAIT_SLICE_SECONDS = 0.2  # a reply is waited for in slices, so an interrupt (Ctrl-C, a cancelled request) comes soon
+# A reply is waited for in slices, so an interrupt (Ctrl-C, a cancelled request) comes soon and the memory watchdog
+# looks often: parsing can take a few hundred MB a second.
+WAIT_SLICE_SECONDS = 0.05
 # Compiled once before the child says it is ready, so the JIT's first pass over the binder and the analyzers is not
 # charged to the first answer's budget.
 WARM_UP = (
@@ -45,6 +52,15 @@ WARM_UP = (
 
 class CompileTimeout(Exception):
     """The compile ran past its budget and was killed."""
+
+
+class CompileOutOfMemory(CompileTimeout):
+    """The compile held more memory than its budget allows and was killed: past the budget as a timeout is, so
+    whatever keeps the one keeps the other (KT010, and no cache)."""
+
+    def __init__(self, megabytes: int):
+        super().__init__(f"more than {megabytes} MB")
+        self.megabytes = megabytes
 
 
 class CompilerCrashed(Exception):
@@ -68,25 +84,27 @@ class CompileWorker:
                 self._start()
             return self._stdlib_image
 
-    def check(self, sources: list[tuple[str, str]], timeout: float, with_stdlib: bool = True) -> list[Diagnostic]:
+    def check(self, sources: list[tuple[str, str]], timeout: float, with_stdlib: bool = True,
+              memory_mb: int = COMPILE_MEMORY_MB) -> list[Diagnostic]:
         """Roslyn's and the analyzers' diagnostics; without the stdlib: raw C# on its own (an answer in C#)."""
-        reply = self._request({"op": "check", "sources": sources, "stdlib": with_stdlib}, timeout)
+        reply = self._request({"op": "check", "sources": sources, "stdlib": with_stdlib}, timeout, memory_mb)
         return [Diagnostic.from_json(d) for d in reply["diagnostics"]]
 
-    def text_problem(self, kind: str, text: str, timeout: float) -> str:
+    def text_problem(self, kind: str, text: str, timeout: float, memory_mb: int = COMPILE_MEMORY_MB) -> str:
         """Why `text` is not valid `kind` (one of TEXT_CHECKS), "" when it is."""
-        return self._request({"op": "text", "kind": kind, "text": text}, timeout)["problem"]
+        return self._request({"op": "text", "kind": kind, "text": text}, timeout, memory_mb)["problem"]
 
-    def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float):
+    def emit(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float,
+             memory_mb: int = COMPILE_MEMORY_MB):
         """(image or None, diagnostics) of an assembly that references Kite's stdlib."""
-        image, found, _ = self.emit_with(assembly_name, sources, executable, timeout)
+        image, found, _ = self.emit_with(assembly_name, sources, executable, timeout, memory_mb=memory_mb)
         return image, found
 
     def emit_with(self, assembly_name: str, sources: list[tuple[str, str]], executable: bool, timeout: float,
-                  debug: bool = False, unsafe: bool = False):
+                  debug: bool = False, unsafe: bool = False, memory_mb: int = COMPILE_MEMORY_MB):
         """(image or None, diagnostics, PDB or None): `debug` is a debugger's build (RoslynService.emit)."""
         request = {"op": "emit", "name": assembly_name, "sources": sources, "executable": executable, "debug": debug, "unsafe": unsafe}
-        reply = self._request(request, timeout)
+        reply = self._request(request, timeout, memory_mb)
         image = base64.b64decode(reply["image"]) if reply["image"] is not None else None
         pdb = base64.b64decode(reply["pdb"]) if reply.get("pdb") is not None else None
         return image, [Diagnostic.from_json(d) for d in reply["diagnostics"]], pdb
@@ -123,7 +141,7 @@ class CompileWorker:
         self._stdlib_image = base64.b64decode(ready["stdlib"])
         return process
 
-    def _request(self, request: dict, timeout: float) -> dict:
+    def _request(self, request: dict, timeout: float, memory_mb: int) -> dict:
         for path, text in request.get("sources", [("answer", request.get("text", ""))]):
             refused = not_unicode(path, text)
             if refused is not None:  # .NET cannot take it: the child would die of SIGABRT
@@ -136,7 +154,10 @@ class CompileWorker:
                     piped(process.stdin).flush()
                 except BrokenPipeError:
                     self._died()
-                return self._reply(process, time.monotonic() + timeout)
+                reply = self._reply(process, time.monotonic() + timeout, memory_mb << 20)
+                if tree_rss(process.pid) > (memory_mb << 20) // 2:  # what this compile kept is not the next one's
+                    self.stop()
+                return reply
             except CompileTimeout:
                 self.stop()
                 raise
@@ -144,7 +165,8 @@ class CompileWorker:
                 self.stop()
                 raise
 
-    def _reply(self, process: subprocess.Popen, deadline: float) -> dict:
+    def _reply(self, process: subprocess.Popen, deadline: float, memory_limit: int | None = None) -> dict:
+        """The next reply by `deadline`, while the process tree holds at most `memory_limit` bytes (None: booting)."""
         fd = piped(process.stdout).fileno()
         end = self._pending.find(b"\n")
         while end < 0:
@@ -152,6 +174,8 @@ class CompileWorker:
             if remaining <= 0:
                 raise CompileTimeout()
             if not select.select([fd], [], [], min(remaining, WAIT_SLICE_SECONDS))[0]:
+                if memory_limit is not None and tree_rss(process.pid) > memory_limit:
+                    raise CompileOutOfMemory(memory_limit >> 20)
                 continue
             chunk = os.read(fd, READ_CHUNK)
             if not chunk:

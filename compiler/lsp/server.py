@@ -59,7 +59,15 @@ class Settings:
 
 class KiteProtocol(LanguageServerProtocol):
     """pygls drops a request whose params do not fit the method's (the client would wait forever): answer it with
-    JSON-RPC's invalid-params error (-32602) instead."""
+    JSON-RPC's invalid-params error (-32602) instead. A request about a buffer that is not Unicode text (JSON-RPC can
+    carry a lone surrogate) answers null, which every request may: the buffer's one diagnostic says why."""
+
+    def _send_handler_result(self, future, *, msg_id):
+        if not future.cancelled() and isinstance(future.exception(), NotUnicode):
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, result=None)
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def structure_message(self, data):
         try:

@@ -11,13 +11,14 @@ RULE = Rule(
     severity=Severity.ERROR,
     summary=(
         f"beyond what the C# compiler is given time for: lambdas nested more than {MAX_LAMBDA_DEPTH} deep, "
-        "or a unit that took longer than the compile budget (the compiler and analyzers were stopped)"
+        "or a unit that took longer, or more memory, than the compile budget (the compiler and analyzers were stopped)"
     ),
     rationale=(
         "A lambda passed to an overloaded method (xs.Sum, xs.Max, ...) is compiled once per overload, and a lambda "
         "inside it once per overload of each of those: every level multiplies the work, and a few levels take minutes. "
         "A grader cannot wait that long, so deep nesting is refused before compiling, and any compile that runs past "
-        "the budget is stopped: the answer fails instead of hanging the batch."
+        "the budget is stopped: the answer fails instead of hanging the batch. So is one whose compile holds more memory "
+        "than the budget's (a generated compilation, a huge literal): it fails instead of taking the grader's memory."
     ),
     example="return xs.Sum(fn(a) => xs.Sum(fn(b) => xs.Sum(fn(c) => xs.Sum(fn(d) => xs.Sum(fn(e) => a + b + c + d + e)))))",
     fix="fn inner_total(xs: list<int>, a: int) -> int\n    let mut total = 0\n    for b in xs\n        total += a + b\n    return total",
@@ -37,6 +38,10 @@ def check(module, facts, file):
 
 def took_too_long(file: str, line: int, column: int, seconds: float) -> Diagnostic:
     return RULE.at(file, line, column, f"took longer than {seconds:g} s to compile: the C# compiler and analyzers were stopped")
+
+
+def took_too_much_memory(file: str, line: int, column: int, megabytes: int) -> Diagnostic:
+    return RULE.at(file, line, column, f"took more than {megabytes} MB of memory to compile: the C# compiler and analyzers were stopped")
 
 
 judges_fragments = True

@@ -1,6 +1,6 @@
 """KT015: a name is one thing in a module. A function, type, enum or constant name declared twice (as the same kind
 or as two kinds), in one file or in the program and one of its test files; or a function or constant named like a
-.NET type Kite code can name."""
+.NET type Kite code can name, or like a type a test file constructs."""
 
 import tomllib
 from functools import cache
@@ -23,7 +23,9 @@ RULE = Rule(
         "call of the answer's function (returning none, so every expected value is none too); a constant Int32 would "
         "turn the tests' Int32.MinValue into the answer's value. So a function, type, enum or constant name is declared "
         "once, and a function or constant never takes the name of a .NET type Kite code can name (compiler/dotnet/"
-        "allowlist.toml): what a test file's name means is decided by the task's declarations and the standard library."
+        "allowlist.toml), nor the name a test file calls as a type (`Item(...)`): with no type Item at all, a fn Item "
+        "returning none would stand in for it. What a test file's name means is decided by the task's declarations and "
+        "the standard library."
     ),
     example="type Item\n    name: str\n    price: dec\n\nfn Item(name: str, price: dec) -> Item?\n    return none",
     fix="type Item\n    name: str\n    price: dec\n\nfn free_item(name: str) -> Item\n    return Item(name, 0.0)",
@@ -102,6 +104,20 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
                 # No related location: it would point into a test file that may be hidden (LANGUAGE.md section 12).
                 yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
                 break
+            if isinstance(item, VALUES) and module is not None and item.name in used_as_types(module):
+                yield RULE.on(program_path, name_of(item), f"'{item.name}' is used as a type in {Path(path).name}: a {kind_of(item)} "
+                                                           "named like a type would stand in for it, choose a snake_case name")
+                break
+
+
+def used_as_types(module: n.Module) -> set[str]:
+    """The PascalCase names a file calls (`Item(...)`) or reads a member of (`Size.Large`): a test file means a type
+    by them (LANGUAGE.md section 3), so an answer's `fn Item` returning none with no type Item, or a `let Size` whose
+    fields are none with no enum Size, would make every value and every expected value none. An all-capitals
+    constant (`TAX.rate`) is a constant's spelling, not a type's."""
+    named = (node.func if isinstance(node, n.Call) else node.target if isinstance(node, n.Member) else None
+             for node in n.descendants(module))
+    return {e.name for e in named if isinstance(e, n.Name) and e.name[:1].isupper() and not e.name.isupper()}
 
 
 def applies(module):

@@ -7,7 +7,7 @@ import atexit
 import concurrent.futures
 from dataclasses import dataclass
 
-from kite.defaults import COMPILE_TIMEOUT_SECONDS
+from kite.defaults import COMPILE_MEMORY_MB, COMPILE_TIMEOUT_SECONDS
 from kite.errors import UnusableInput
 from kite.scoring.grading import CodeRequest, judge
 from kite.testing.limits import Limits
@@ -21,6 +21,7 @@ class SessionSettings:
     timeout_seconds: float = Limits.timeout_seconds
     budget_seconds: float = Limits.budget_seconds
     compile_timeout_seconds: float = COMPILE_TIMEOUT_SECONDS
+    compile_memory_mb: int = COMPILE_MEMORY_MB
 
     def open(self, processes_ahead: int = 1):
         """`processes_ahead`: test processes kept booted, one per answer this session judges at once."""
@@ -28,7 +29,7 @@ class SessionSettings:
 
         limits = Limits(timeout_seconds=self.timeout_seconds, budget_seconds=self.budget_seconds)
         return Session(limits=limits, sandboxed=self.sandboxed, compile_timeout=self.compile_timeout_seconds,
-                       processes_ahead=processes_ahead)
+                       processes_ahead=processes_ahead, compile_memory_mb=self.compile_memory_mb)
 
 
 _worker_session = None

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kite.diagnostics import Severity
-from kite.dotnet.compile_worker import CompileTimeout
-from kite.rules.kt010_compile_budget import took_too_long
+from kite.dotnet.compile_worker import CompileOutOfMemory, CompileTimeout
+from kite.rules.kt010_compile_budget import took_too_long, took_too_much_memory
 
 FORMATS = ("kite", "csharp", "json", "python", "regex")
 REGEX_FLAVORS = ("dotnet", "python")
@@ -42,8 +42,13 @@ def check_format(session, fmt: str, text: str, regex_flavor: str = "dotnet") -> 
             if "\n" in text or "\r" in text:
                 return FormatVerdict("more than one line: a regex answer is the pattern alone")
             fmt = f"{regex_flavor} regex"
-        return FormatVerdict(session.compiler.text_problem(fmt, text, session.compile_timeout))
-    except CompileTimeout:  # a verdict that met the budget: KT010 keeps it out of the cache
+        return FormatVerdict(session.compiler.text_problem(fmt, text, session.compile_timeout, memory_mb=session.compile_memory_mb))
+    except CompileOutOfMemory as error:  # a verdict that met the budget: KT010 keeps it out of the cache
+        stopped = took_too_much_memory("answer", 1, 1, error.megabytes)
+        if fmt != "csharp":
+            stopped = replace(stopped, message=f"took more than {error.megabytes} MB of memory to read as {fmt}: it was stopped")
+        return FormatVerdict(stopped.message, (stopped,))
+    except CompileTimeout:
         stopped = took_too_long("answer", 1, 1, session.compile_timeout)
         if fmt != "csharp":
             stopped = replace(stopped, message=f"took longer than {session.compile_timeout:g} s to read as {fmt}: it was stopped")
@@ -52,7 +57,7 @@ def check_format(session, fmt: str, text: str, regex_flavor: str = "dotnet") -> 
 
 def csharp_verdict(session, text: str) -> FormatVerdict:
     """Roslyn and the analyzers on the raw C#, as a library; an error anywhere is a failure."""
-    found = session.compiler.check([("answer.cs", text)], session.compile_timeout, with_stdlib=False)
+    found = session.compiler.check([("answer.cs", text)], session.compile_timeout, with_stdlib=False, memory_mb=session.compile_memory_mb)
     errors = [d for d in found if d.severity is Severity.ERROR]
     reason = f"does not compile as C#: {errors[0].id}: {errors[0].message}" if errors else ""
     return FormatVerdict(reason, tuple(found))

@@ -22,7 +22,7 @@ from kite.scoring.claims import Outcome, claims
 from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, own_code, parsed, read_as_module
 from kite.scoring.slop import slop
 from kite.scoring.tasks import DEFAULT_MODULE, Task
-from kite.source import SourceFile
+from kite.source import SourceFile, too_large
 from kite.testing.outcomes import CONCEALED_DIAGNOSTIC, CONCEALED_FILE, concealed_message, concealed_name
 
 SCHEMA_VERSION = 1
@@ -211,11 +211,17 @@ class Prepared:
 
 
 def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, regex_flavor: str, model_score,
-            task_id: str | None = None) -> Prepared:
+            task_id: str | None = None) -> Prepared | dict:
+    """The answer ready to judge, or the result of one that cannot be (a dict)."""
     task_id = task.id if task is not None else task_id
     if fmt != "kite":
         return Prepared(line, answer_id, None, fmt, answer, None, None, CodeRequest(fmt, answer, (), regex_flavor), model_score, task_id)
     extraction = extract(answer)
+    # The Kite layer reads the code in this process, before any budget: no more of it than of a .kite file (prose is
+    # only searched). The other formats go whole to the compile process, under its time and memory budget.
+    problem = too_large("the answer's Kite code", "\n".join(block.text for block in extraction.blocks if block.is_kite))
+    if problem:
+        return ungradable(line, answer_id, task_id, "too large", problem)
     module = task.module if task is not None else None
     program = program_of(extraction, module or DEFAULT_MODULE)
     request = None

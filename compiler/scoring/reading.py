@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kite.defaults import COMPILE_MEMORY_MB
 from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
@@ -120,10 +121,15 @@ class Reader:
             # a task folder without tests, or with a broken task.toml, stops the run before it starts
             tasks = [self.tasks.task(task_id) for task_id in sorted(named)]
         # What decides a result besides its line: what is read from the line, the limits, and the hidden tests.
+        session = dataclasses.asdict(options.session)
+        if session["compile_memory_mb"] == COMPILE_MEMORY_MB:  # added since results carry digests: see below
+            del session["compile_memory_mb"]
         self.grading = json.dumps([options.answer_field, options.task_field, options.id_field, options.format_field,
-                                   options.model_score_field, options.regex_flavor, dataclasses.asdict(options.session),
+                                   options.model_score_field, options.regex_flavor, session,
                                    tasks and [(t.id, t.module, t.time_limit, [(f.path, f.text) for f in t.tests]) for t in tasks],
-                                   *([options.reveal] if options.reveal != "tests" else [])],  # results of before --reveal stay valid
+                                   # options added since results carry digests, named only when set: earlier results stay valid
+                                   *([options.reveal] if options.reveal != "tests" else []),
+                                   *([{"max_line_bytes": options.max_line_bytes}] if options.max_line_bytes != DEFAULT_MAX_LINE_BYTES else [])],
                                   sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def digest(self, raw: bytes) -> str:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from kite.display import well_formed
 from kite.errors import ToolchainError
-from kite.spawn import kill_group, piped, spawn
+from kite.spawn import kill_group, piped, spawn, tree_rss
 from kite.testing import seccomp
 from kite.testing.limits import Limits
 from kite.testing.sandbox import Sandbox
@@ -195,7 +195,7 @@ class TestProcess:
         return f": {reason.strip()}" if reason.strip() else ""
 
     def _tree_rss(self) -> int:
-        return sum(_rss_bytes(pid) for pid in _process_tree(self.process.pid))
+        return tree_rss(self.process.pid)
 
 
 class _Channel:
@@ -370,32 +370,3 @@ def run_answer(pool: ProcessPool, image: bytes, tests: list[TestRequest], timeou
         finally:
             process.kill()
     return results
-
-
-def _process_tree(root: int) -> list[int]:
-    found, pending = [], [root]
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{task}/children") as children:
-                    pending.extend(int(child) for child in children.read().split())
-            except (OSError, ValueError):
-                pass
-    return found
-
-
-def _rss_bytes(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0

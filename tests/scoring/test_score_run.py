@@ -390,6 +390,22 @@ def test_resume_refuses_results_of_a_changed_run(tmp_path):
     assert result.exit_code == 0 and [r["line"] for r in results] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("changed", [
+    ("--max-line-bytes", "100"), ("--reveal", "none"), ("--reveal", "names"), ("--timeout", "3"), ("--budget", "9"),
+    ("--compile-timeout", "7"), ("--no-sandbox",), ("--regex-flavor", "python"), ("--format-field", "fmt"),
+    ("--model-score-field", "m"), ("--field", "other"),
+])
+def test_resume_refuses_every_option_that_changes_a_verdict_in_one_line(tmp_path, changed):
+    write_run(tmp_path / "run.jsonl", ["first text", "second text"])
+    score(tmp_path)
+    kept = (tmp_path / "results.jsonl").read_text()
+    result, _ = score(tmp_path, "--resume", *changed)
+    assert (result.exit_code, result.output.count("\n")) == (2, 1), result.output
+    assert "cannot resume with a changed run" in result.output and (tmp_path / "results.jsonl").read_text() == kept
+    result, _ = score(tmp_path, "--resume", "--cache", str(tmp_path / "cache"))  # where verdicts are kept changes none
+    assert result.exit_code == 0 and (tmp_path / "results.jsonl").read_text() == kept
+
+
 def test_two_runs_never_write_one_results_file(tmp_path):
     import fcntl
 
