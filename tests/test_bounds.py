@@ -308,3 +308,18 @@ def test_syntax_errors_in_one_huge_item_stop_when_re_parsing_it_would_cost_more_
     assert work < 3 * len(text)
     assert lines[-1].endswith("error KT000: too many syntax errors to recover from in an item this long: stopped")
     assert 2 <= len(lines) < 21
+
+
+def test_many_csharp_leaks_on_one_long_line_read_that_line_a_bounded_number_of_times(monkeypatch):
+    # Each KT004 fix reads its whole line: 100,000 minuses on one line (50,000 '--') took minutes outside any budget.
+    from kite.source import SourceFile
+    from kite.syntax import frontend, leak_fixes
+
+    fixes = []
+    real_fix = leak_fixes.fix
+    monkeypatch.setattr(leak_fixes, "fix", lambda leak, line, **kw: fixes.append(len(line)) or real_fix(leak, line, **kw))
+    line = "    return " + "-" * 2000 + "a"
+    result = frontend.read_syntax(SourceFile("a.kite", f"module A\n\nfn f(a: int) -> int\n{line}\n    return a -- 1\n"))
+    leaked = [d for d in result.diagnostics if d.id == "KT004"]
+    assert len(leaked) == 1001 and len(fixes) == 1  # every leak reported; only the short line's is fixed
+    assert sum(fixes) <= frontend.FIXED_LINE_CHARS

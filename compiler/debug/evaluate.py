@@ -88,7 +88,10 @@ class Evaluator:
 
     def literal(self, node: n.Literal) -> Value:
         if node.kind == "int":
-            return made("int", int(node.text.replace("_", "")))
+            value = node.int_value()
+            if value is None:
+                raise EvaluationError(f"{node.text[:40]}... is outside int's range")
+            return made("int", value)
         if node.kind == "dec":
             return made("dec", Decimal(node.text.replace("_", "")))
         if node.kind == "bool":

@@ -27,9 +27,9 @@ def check(module, facts, file):
     negated = {id(node.operand): node for node in nodes_of(module) if isinstance(node, n.Unary) and node.op == "-"}
     for node in nodes_of(module):
         if isinstance(node, n.Literal) and node.kind == "int":
-            value = int(node.text.replace("_", ""))
+            value = node.int_value()
             minus = negated.get(id(node))  # -2147483648 fits: the minus is part of the number
-            if not SMALLEST <= (-value if minus else value) <= LARGEST:
+            if value is None or not SMALLEST <= (-value if minus else value) <= LARGEST:
                 written = "-" + node.text if minus else node.text
                 yield RULE.on(file, minus or node, f"{written} is outside int's range ({SMALLEST} to {LARGEST}): Kite has no long")
 

@@ -173,8 +173,11 @@ class Reader:
         model_score = None
         if options.model_score_field:
             model_score = dotted(document, options.model_score_field)
-            if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not math.isfinite(model_score):
-                return ungradable(number, answer_id, task_id, "missing field", f"no model score (a number) at {options.model_score_field!r}")
+            # Compared, never converted first: a 400-digit int overflowed float() and ended the run (exit 3), and
+            # 11 or -1 moved final_score off its 0-10 scale; NaN and infinities fail the comparison too.
+            if isinstance(model_score, bool) or not isinstance(model_score, (int, float)) or not 0 <= model_score <= 10:
+                return ungradable(number, answer_id, task_id, "missing field",
+                                  f"no model score (a number from 0 to 10) at {options.model_score_field!r}")
             model_score = float(model_score)
         return prepare(number, answer_id, answer, task, fmt, options.regex_flavor, model_score, task_id)
 

@@ -61,6 +61,12 @@ class Literal(Node):
     kind: str  # int, dec, str, char, bool, none
     text: str  # as written, quotes included
 
+    def int_value(self) -> int | None:
+        """An int literal's value, or None past 20 digits: no int holds those, and int() refuses over 4300 of them
+        (an answer's 5000-digit literal was an internal error, exit 3)."""
+        digits = self.text.replace("_", "").lstrip("0") or "0"
+        return int(digits) if len(digits) <= 20 else None
+
 
 @dataclass(frozen=True)
 class FString(Node):

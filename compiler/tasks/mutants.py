@@ -126,7 +126,9 @@ class _Maker:
     def literal(self, node: n.Literal) -> None:
         span = self.positions.span(node)
         if node.kind == "int":
-            value = int(node.text.replace("_", ""))
+            value = node.int_value()
+            if value is None:
+                return
             for near in (value + 1, value - 1):
                 self.add("boundary", span, str(near), f"{node.text} -> {near}")
         elif node.kind == "dec":

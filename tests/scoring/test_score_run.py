@@ -320,6 +320,19 @@ def test_format_key_scores_ten_or_zero_and_averages_with_the_model(tmp_path):
     assert {r["id"]: r["problem"]["kind"] for r in results if not r["graded"]} == {"x": "bad format", "m": "missing field"}
 
 
+def test_a_model_score_off_the_0_to_10_scale_is_a_problem_and_the_run_goes_on(tmp_path):
+    # A 400-digit score overflowed float() and ended the whole run (exit 3); 11 gave a final_score of 10.5.
+    scores = {"huge": "1" + "0" * 400, "over": "11", "under": "-1", "nan": "NaN", "inf": "1e999", "low": "0", "high": "10"}
+    text = json.dumps('{"a": 1}')
+    (tmp_path / "run.jsonl").write_text("".join(
+        f'{{"id": "{name}", "format": "json", "text": {text}, "judge": {value}}}\n' for name, value in scores.items()))
+    result, results = score(tmp_path, "--format-field", "format", "--model-score-field", "judge")
+    assert result.exit_code == 0, result.output
+    assert {r["id"]: r["final_score"] for r in results if r["graded"]} == {"low": 5.0, "high": 10.0}
+    assert {r["id"]: r["problem"]["message"] for r in results if not r["graded"]} == {
+        name: "no model score (a number from 0 to 10) at 'judge'" for name in ("huge", "over", "under", "nan", "inf")}
+
+
 def test_format_items_are_scored_beside_kite_tasks_in_their_own_rates(tmp_path, tasks):
     """Seed 003: a json, python, regex or csharp item needs no Kite task: without a task id, or with one that names
     no folder, it is graded by its format, and counted in its format's rate, never as a failed Kite answer."""
