@@ -64,11 +64,12 @@ PARSE_FILES = ("kite.grammar/", "kite/syntax/", "kite/search/cache.py")  # of ki
 
 
 @functools.cache
-def toolchain_fingerprint() -> bytes:
-    """Kite's version and the source of everything that makes a parse (other changes to kite keep the cache)."""
+def toolchain_fingerprint(makers: tuple[str, ...] = PARSE_FILES) -> bytes:
+    """Kite's version and the source of everything that makes an entry (`makers`: a parse's by default; other changes
+    to kite keep the cache)."""
     digest = hashlib.sha256(kite.__version__.encode())
     for name, path in own_files():
-        if name.startswith(PARSE_FILES):
+        if name.startswith(makers):
             digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
@@ -116,7 +117,10 @@ def user_key() -> bytes:
     return key
 
 
-class ParseCache:
+class OwnFolder:
+    """A cache folder only this user can write, whose entries carry an HMAC under the user's key: `read` gives an
+    entry's payload only when this user wrote it (its owner, its mode, its MAC), `write` replaces it atomically."""
+
     def __init__(self, folder: str):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -124,21 +128,7 @@ class ParseCache:
             raise UnusableInput(f"--cache {folder}: another user can write it, so its entries could be planted: give a folder only you can write")
         self.key = user_key()
 
-    def parsed(self, source: SourceFile) -> Parsed:
-        key = hashlib.sha256(toolchain_fingerprint() + source.text.encode()).hexdigest()
-        path = self.folder / f"{key}.pickle"
-        entry = self._read(path)
-        if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
-            return entry.parsed
-        parsed = parse(source)
-        payload = pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL)
-        with contextlib.suppress(OSError):  # a full or read-only folder costs the next search its parse, nothing else
-            path.unlink(missing_ok=True)  # a planted entry is replaced, whoever owns it
-            write_atomically(path, hmac.digest(self.key, payload, "sha256") + payload, 0o600)
-        return parsed
-
-    def _read(self, path: Path):
-        """The entry at `path` when this user wrote it (its owner, its mode, its MAC), else None."""
+    def read(self, path: Path) -> bytes | None:
         try:
             descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
@@ -148,7 +138,28 @@ class ParseCache:
                 return None
             data = stream.read()
         mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
-        if not hmac.compare_digest(mac, hmac.digest(self.key, payload, "sha256")):
+        return payload if hmac.compare_digest(mac, hmac.digest(self.key, payload, "sha256")) else None
+
+    def write(self, path: Path, payload: bytes) -> None:
+        with contextlib.suppress(OSError):  # a full or read-only folder costs the next run its work, nothing else
+            path.unlink(missing_ok=True)  # a planted entry is replaced, whoever owns it
+            write_atomically(path, hmac.digest(self.key, payload, "sha256") + payload, 0o600)
+
+
+class ParseCache(OwnFolder):
+    def parsed(self, source: SourceFile) -> Parsed:
+        key = hashlib.sha256(toolchain_fingerprint() + source.text.encode()).hexdigest()
+        path = self.folder / f"{key}.pickle"
+        entry = self._load(path)
+        if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
+            return entry.parsed
+        parsed = parse(source)
+        self.write(path, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
+        return parsed
+
+    def _load(self, path: Path):
+        payload = self.read(path)
+        if payload is None:
             return None
         try:
             return _ParseOnly(io.BytesIO(payload)).load()
