@@ -14,6 +14,7 @@ from kite.graph import build as graph_build
 from kite.graph.cache import INDEX_FILES, IndexCache
 from kite.search.cache import toolchain_fingerprint
 from kite.source import SourceFile, read
+from tests.conftest import run_kite
 
 ROOT = Path(__file__).resolve().parent.parent
 KITE_FILES = sorted(str(p) for folder in ("samples", "tests") for p in (ROOT / folder).rglob("*.kite"))
@@ -84,3 +85,20 @@ def test_a_forged_or_stale_entry_is_ignored_and_replaced(tmp_path, counted_index
     assert len(counted_indexes) == len(planted)
     assert [s.id for s in graph_build.build([str(file)], str(folder)).workspace.symbols] == ["A.f"]
     assert len(counted_indexes) == len(planted)  # the last one replaced the planted entry with the file's own
+
+
+@pytest.mark.parametrize("args", [["graph", "a.kite"], ["find", "f()", "a.kite", "--jobs", "1"], ["fmt", "--check", "a.kite"]])
+def test_a_batch_command_collects_garbage_rarely(tmp_path, monkeypatch, args):
+    import gc
+
+    from kite.cli import common
+
+    (tmp_path / "a.kite").write_text("module A\n\nfn f() -> int\n    return 1\n")
+    seen = []
+    real = common.collect_rarely
+    monkeypatch.setattr(common, "collect_rarely", lambda: real() or seen.append(gc.get_threshold()))
+    for module in ("kite.cli.main", "kite.cli.fmt"):
+        monkeypatch.setattr(f"{module}.collect_rarely", common.collect_rarely)
+    before = gc.get_threshold()
+    assert run_kite(args, cwd=tmp_path).exit_code in (0, 1)
+    assert seen == [(70_000, 10, 10)] and gc.get_threshold() == before  # run_kite gives the test process its own back
