@@ -374,7 +374,7 @@ context_option = click.option(
 @click.option("--callees", metavar="NAME", help="What NAME calls or constructs (standard-library functions as std.NAME).")
 @click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
-              help="Folder of parsed files kept across runs (kite find's), keyed by each file's text and the toolchain.")
+              help="Folder of each file's index kept across runs (kite find's may be the same), keyed by its path, text and the toolchain.")
 @guarded
 def graph(paths, output_format, callers, callees, impact, cache_dir):
     """The code graph of Kite files or folders (*.kite, recursively), from the syntax alone: symbols (functions,

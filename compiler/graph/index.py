@@ -34,7 +34,7 @@ ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")
 
 class Range(NamedTuple):
     """1-based lines and columns of the file as written, the end just past the last character. A tuple, not a
-    dataclass: a warm `kite graph --cache` builds tens of them per file, and a tuple is made several times faster."""
+    dataclass: a warm `kite graph --cache` builds tens of them per file, and a tuple is quicker to make."""
 
     line: int
     column: int
