@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import gc
 import sys
 import traceback
 
@@ -66,6 +67,15 @@ def examples(*lines: str) -> str:
 EXIT_FAILED = 1
 EXIT_UNUSABLE = 2
 EXIT_INTERNAL = 3
+
+
+def collect_rarely() -> None:
+    """For a command that reads many files once and exits (graph, find, fmt): its parses are freed by reference counts
+    or kept to the end, so the collector's passes over a growing heap (a seventh of a cold graph) free next to nothing;
+    freeze what is loaded and collect a hundred times less often. Not for the language server, the warm server or
+    `kite score`, which live on and whose garbage must be freed."""
+    gc.freeze()
+    gc.set_threshold(70_000, 10, 10)
 
 
 def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = False) -> int:

@@ -14,6 +14,7 @@ from kite import __version__, diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import (
     budget_option,
+    collect_rarely,
     compile_memory_option,
     compile_timeout_option,
     debugging,
@@ -377,7 +378,7 @@ context_option = click.option(
 @click.option("--callees", metavar="NAME", help="What NAME calls or constructs (standard-library functions as std.NAME).")
 @click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
-              help="Folder of parsed files kept across runs (kite find's), keyed by each file's text and the toolchain.")
+              help="Folder of each file's index kept across runs (kite find's may be the same), keyed by its path, text and the toolchain.")
 @guarded
 def graph(paths, output_format, callers, callees, impact, cache_dir):
     """The code graph of Kite files or folders (*.kite, recursively), from the syntax alone: symbols (functions,
@@ -388,6 +389,7 @@ def graph(paths, output_format, callers, callees, impact, cache_dir):
     symbols that do, and says on stderr which lines were left out. Exit 2 for a file that cannot be read."""
     from kite.cli.graph import run_graph
 
+    collect_rarely()
     sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir))
 
 
@@ -409,6 +411,7 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
     unusable pattern or file (the other files are still searched)."""
     from kite.cli.find import run_find
 
+    collect_rarely()
     sys.exit(run_find(pattern, list(paths), context, output_format, jobs, cache_dir))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -21,12 +22,14 @@ def run_kite(args: list[str], cwd: Path):
     """`kite ARGS` in `cwd`, in this process (the .NET runtime boots once per test worker)."""
     from kite.cli.main import main
 
-    previous = Path.cwd()
+    previous, collector = Path.cwd(), gc.get_threshold()
     os.chdir(cwd)
     try:
         return CliRunner().invoke(main, args, catch_exceptions=False)
     finally:
         os.chdir(previous)
+        gc.unfreeze()  # a batch command's collector settings (kite.cli.common.collect_rarely) end with it
+        gc.set_threshold(*collector)
 
 
 def assert_snapshot(actual: str, expected_file: Path) -> None:

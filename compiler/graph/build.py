@@ -1,18 +1,20 @@
 """`kite graph`: the index of the files named (kite.graph.index) as symbols and edges, and the queries over it.
 
-Each file is read and parsed by the front end every command uses, through `kite find`'s parse cache when one is
-given; a file that cannot be read is that file's one-line problem, a file recovery had to cut is indexed for what
+Each file is read and parsed by the front end every command uses and indexed, or its index read from `--cache`
+(kite.graph.cache); a file that cannot be read is that file's one-line problem, a file recovery had to cut is indexed for what
 parsed and says which lines it left out.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kite.errors import UnusableInput
+from kite.graph.cache import IndexCache
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
 from kite.pipeline import kite_files
-from kite.search.cache import ParseCache, parse
+from kite.search.cache import parse
 from kite.source import SourceFile, read
 from kite.standard_library import FUNCTIONS
 
@@ -26,17 +28,18 @@ class Graph:
     skipped: tuple[str, ...]  # "file: line L: why": what recovery left out of a file
 
 
-def index_source(source: SourceFile, parse_file=parse) -> FileIndex:
-    parsed = parse_file(source)
+def index_source(source: SourceFile) -> FileIndex:
+    parsed = parse(source)
     return read_file(source.path, source.text, parsed.module, parsed.parsed_lines, parsed.skipped)
 
 
 def build(paths: list[str], cache: str | None = None) -> Graph:
-    parse_file = ParseCache(cache).parsed if cache else parse
+    """`cache`: a folder keeping each file's index (kite.graph.cache), so an unchanged file is neither parsed nor indexed."""
+    index_file = functools.partial(IndexCache(cache).indexed, index=index_source) if cache else index_source
     files, problems = [], []
     for path in dict.fromkeys(str(p) for p in kite_files(paths)):
         try:
-            files.append(index_source(read(path), parse_file))
+            files.append(index_file(read(path)))
         except UnusableInput as error:
             problems.append(str(error))
     skipped = tuple(f"{file.path}: {why}" for file in files for why in file.skipped)

@@ -59,11 +59,12 @@ PARSE_FILES = ("kite.grammar/", "kite/syntax/", "kite/search/cache.py")  # of ki
 
 
 @functools.cache
-def toolchain_fingerprint() -> bytes:
-    """Kite's version and the source of everything that makes a parse (other changes to kite keep the cache)."""
+def toolchain_fingerprint(makers: tuple[str, ...] = PARSE_FILES) -> bytes:
+    """Kite's version and the source of everything that makes an entry (`makers`: a parse's by default; other changes
+    to kite keep the cache)."""
     digest = hashlib.sha256(kite.__version__.encode())
     for name, path in own_files():
-        if name.startswith(PARSE_FILES):
+        if name.startswith(makers):
             digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
@@ -78,7 +79,10 @@ class _ParseOnly(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parse")
 
 
-class ParseCache:
+class OwnFolder:
+    """A cache folder only this user can write, whose entries carry an HMAC under the user's key: `read` gives an
+    entry's payload only when this user wrote it (its owner, its mode, its MAC), `write` replaces it atomically."""
+
     def __init__(self, folder: str):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -86,19 +90,26 @@ class ParseCache:
             raise UnusableInput(f"--cache {folder}: another user can write it, so its entries could be planted: give a folder only you can write")
         self.key = user_key()
 
+    def read(self, path: Path) -> bytes | None:
+        return read_signed(path, self.key)
+
+    def write(self, path: Path, payload: bytes) -> None:
+        write_signed(path, self.key, payload)
+
+
+class ParseCache(OwnFolder):
     def parsed(self, source: SourceFile) -> Parsed:
         key = hashlib.sha256(toolchain_fingerprint() + source.text.encode()).hexdigest()
         path = self.folder / f"{key}.pickle"
-        entry = self._read(path)
+        entry = self._load(path)
         if isinstance(entry, Entry) and entry.key == key and isinstance(entry.parsed, Parsed):
             return entry.parsed
         parsed = parse(source)
-        write_signed(path, self.key, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
+        self.write(path, pickle.dumps(Entry(key, parsed), pickle.HIGHEST_PROTOCOL))
         return parsed
 
-    def _read(self, path: Path):
-        """The entry at `path` when this user wrote it, else None."""
-        payload = read_signed(path, self.key)
+    def _load(self, path: Path):
+        payload = self.read(path)
         if payload is None:
             return None
         try:

@@ -1,0 +1,104 @@
+"""`kite graph --cache DIR`: each file's index kept as authenticated JSON, the same index a fresh read gives."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+from pathlib import Path
+
+import pytest
+
+from kite.graph import build as graph_build
+from kite.graph.cache import INDEX_FILES, IndexCache
+from kite.search.cache import toolchain_fingerprint
+from kite.source import SourceFile, read
+from tests.conftest import run_kite
+
+ROOT = Path(__file__).resolve().parent.parent
+KITE_FILES = sorted(str(p) for folder in ("samples", "tests") for p in (ROOT / folder).rglob("*.kite"))
+
+
+def without_nodes(file):
+    return dataclasses.replace(file, symbols=tuple(dataclasses.replace(s, node=None) for s in file.symbols))
+
+
+def readable(path: str) -> SourceFile | None:
+    try:
+        return read(path)
+    except Exception:  # a fixture that is not UTF-8 or not text: nothing to index
+        return None
+
+
+def test_a_cached_index_is_the_fresh_one_for_every_kite_file_of_the_repository(tmp_path):
+    cache = IndexCache(str(tmp_path / "cache"))
+    sources = [s for s in map(readable, KITE_FILES) if s is not None]
+    assert len(sources) > 50
+    for source in sources:
+        fresh = without_nodes(graph_build.index_source(source))
+        assert without_nodes(cache.indexed(source, graph_build.index_source)) == fresh  # filled
+        assert cache.indexed(source, pytest.fail) == fresh, source.path  # read back: no parse, no index
+
+
+@pytest.fixture
+def counted_indexes(monkeypatch) -> list[str]:
+    indexed: list[str] = []
+    real = graph_build.index_source
+    monkeypatch.setattr(graph_build, "index_source", lambda source: indexed.append(source.path) or real(source))
+    return indexed
+
+
+def test_a_warm_graph_neither_parses_nor_indexes_and_an_edit_is_indexed_again(tmp_path, counted_indexes):
+    (tmp_path / "a.kite").write_text("module A\n\nfn f() -> int\n    return g()\n\nfn g() -> int\n    return 1\n")
+    (tmp_path / "b.kite").write_text("module B\n\nfn h() -> int\n    return 2\n")
+    cache = str(tmp_path / "cache")
+    cold = graph_build.build([str(tmp_path)])
+    first = graph_build.build([str(tmp_path)], cache)
+    warm = graph_build.build([str(tmp_path)], cache)
+    assert len(counted_indexes) == 4  # the cold graph's two, the filling graph's two
+    assert warm.workspace.edges() == first.workspace.edges() == cold.workspace.edges() == [("A.f", "A.g", "calls")]
+    assert [s.to_json() for s in warm.workspace.symbols] == [s.to_json() for s in cold.workspace.symbols]
+    (tmp_path / "b.kite").write_text("module B\n\nfn h() -> int\n    return k()\n\nfn k() -> int\n    return 2\n")
+    assert ("B.h", "B.k", "calls") in graph_build.build([str(tmp_path)], cache).workspace.edges()
+    assert counted_indexes[4:] == [str(tmp_path / "b.kite")]
+
+
+def test_a_forged_or_stale_entry_is_ignored_and_replaced(tmp_path, counted_indexes):
+    file = tmp_path / "a.kite"
+    file.write_text("module A\n\nfn f() -> int\n    return 1\n")
+    folder = tmp_path / "cache"
+    source = read(str(file))
+    key = hashlib.sha256(toolchain_fingerprint(INDEX_FILES) + f"{source.path}\0{source.text}".encode()).hexdigest()
+    entry = folder / f"{key}.index.json"
+    lie = json.dumps([key, ["A", [["A.lie", "lie", "fn", [1, 1, 1, 2], [1, 1, 1, 2], None]], [], [], []]]).encode()
+    cache = IndexCache(str(folder))
+    other_key = hashlib.sha256(b"another file").hexdigest()
+    stale = json.dumps([other_key, ["A", [], [], [], []]]).encode()
+    planted = [lie, hmac.digest(b"k" * 32, lie, "sha256") + lie,  # no MAC; a MAC under another key
+               hmac.digest(cache.key, stale, "sha256") + stale,  # this user's, but another file's entry copied here
+               hmac.digest(cache.key, b"[1]", "sha256") + b"[1]"]  # this user's, of another shape
+    for forged in planted:
+        entry.write_bytes(forged)
+        graph = graph_build.build([str(file)], str(folder))
+        assert [s.id for s in graph.workspace.symbols] == ["A.f"]
+    assert len(counted_indexes) == len(planted)
+    assert [s.id for s in graph_build.build([str(file)], str(folder)).workspace.symbols] == ["A.f"]
+    assert len(counted_indexes) == len(planted)  # the last one replaced the planted entry with the file's own
+
+
+@pytest.mark.parametrize("args", [["graph", "a.kite"], ["find", "f()", "a.kite", "--jobs", "1"], ["fmt", "--check", "a.kite"]])
+def test_a_batch_command_collects_garbage_rarely(tmp_path, monkeypatch, args):
+    import gc
+
+    from kite.cli import common
+
+    (tmp_path / "a.kite").write_text("module A\n\nfn f() -> int\n    return 1\n")
+    seen = []
+    real = common.collect_rarely
+    monkeypatch.setattr(common, "collect_rarely", lambda: real() or seen.append(gc.get_threshold()))
+    for module in ("kite.cli.main", "kite.cli.fmt"):
+        monkeypatch.setattr(f"{module}.collect_rarely", common.collect_rarely)
+    before = gc.get_threshold()
+    assert run_kite(args, cwd=tmp_path).exit_code in (0, 1)
+    assert seen == [(70_000, 10, 10)] and gc.get_threshold() == before  # run_kite gives the test process its own back
