@@ -36,7 +36,8 @@ def test_every_unusable_path_is_one_line_and_the_rest_is_checked(batch):
 
 
 @pytest.mark.parametrize("command, went_on", [(["check", "--layer", "kite"], "good.kite(5): error KT001"),
-                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched")])
+                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched"),
+                                              (["graph"], "good.kite(")])
 def test_no_command_stops_at_a_folder_without_kite_files(batch, command, went_on):
     result = run_kite([*command, "nokite", "good.kite"], batch)
     assert result.exit_code == 2

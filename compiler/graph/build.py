@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kite.errors import UnusableInput
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
-from kite.pipeline import kite_files
+from kite.pipeline import UnitSource, kite_files
 from kite.search.cache import ParseCache, parse
 from kite.source import SourceFile, read
 from kite.standard_library import FUNCTIONS
@@ -34,11 +34,13 @@ def index_source(source: SourceFile, parse_file=parse) -> FileIndex:
 def build(paths: list[str], cache: str | None = None) -> Graph:
     parse_file = ParseCache(cache).parsed if cache else parse
     files, problems = [], []
-    for path in dict.fromkeys(str(p) for p in kite_files(paths)):
+    unusable_paths: list[UnitSource] = []  # a folder without .kite files is one problem, and the other paths are still indexed
+    for path in dict.fromkeys(str(p) for p in kite_files(paths, unusable_paths)):
         try:
             files.append(index_source(read(path), parse_file))
         except UnusableInput as error:
             problems.append(str(error))
+    problems.extend(unit.problem for unit in unusable_paths)
     skipped = tuple(f"{file.path}: {why}" for file in files for why in file.skipped)
     return Graph(Workspace(files), tuple(problems), skipped)
 
