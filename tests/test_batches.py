@@ -157,3 +157,14 @@ def test_help_shows_o_output_and_hides_the_old_spellings(command, old):
     shown = run_kite([*command, "--help"], REPO).output
     assert "-o, --output" in shown
     assert old is None or old not in shown.replace("--output", "")
+
+
+def test_a_socket_is_named_as_one_and_the_rest_is_checked(batch):
+    """A socket cannot be opened at all (ENXIO): the line says what the path is, as it does for a FIFO or a device."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(batch / "sock.kite"))
+        result = run_kite(["check", "--layer", "kite", "sock.kite", "good.kite"], batch)
+    assert result.exit_code == 2 and "good.kite(5): error KT001" in result.stdout
+    assert result.stderr == "kite: error: sock.kite: a socket, not a .kite file (kite reads regular files only)\n"
