@@ -168,3 +168,10 @@ def test_a_socket_is_named_as_one_and_the_rest_is_checked(batch):
         result = run_kite(["check", "--layer", "kite", "sock.kite", "good.kite"], batch)
     assert result.exit_code == 2 and "good.kite(5): error KT001" in result.stdout
     assert result.stderr == "kite: error: sock.kite: a socket, not a .kite file (kite reads regular files only)\n"
+
+
+@pytest.mark.parametrize("name, said", [("missing.kite", "no such file"),
+                                        ("fifo.kite", "a FIFO, not a .kite file (kite reads regular files only)")])
+def test_debug_says_why_a_program_cannot_be_read_as_every_command_does(batch, name, said):
+    result = run_kite(["debug", name, "--break", "4"], batch)
+    assert (result.exit_code, result.stderr) == (2, f"kite: error: {name}: {said}\n")
