@@ -175,3 +175,23 @@ def test_a_socket_is_named_as_one_and_the_rest_is_checked(batch):
 def test_debug_says_why_a_program_cannot_be_read_as_every_command_does(batch, name, said):
     result = run_kite(["debug", name, "--break", "4"], batch)
     assert (result.exit_code, result.stderr) == (2, f"kite: error: {name}: {said}\n")
+
+
+@pytest.mark.parametrize("command", [["score", "fifo.kite", "--field", "text"], ["report", "fifo.kite"]])
+def test_score_and_report_read_only_regular_files(batch, command):
+    """A FIFO as the run or the results blocked kite score and kite report in open() until a writer came. A writer
+    here opens the FIFO and closes it, again and again, so each old blocking read ends (empty) instead of hanging."""
+    import threading
+
+    done = threading.Event()
+
+    def writer():
+        while not done.is_set():
+            open(batch / "fifo.kite", "wb").close()
+
+    threading.Thread(target=writer, daemon=True).start()
+    result = run_kite(command, batch)
+    done.set()
+    os.close(os.open(batch / "fifo.kite", os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's last open() return
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "kite: error: fifo.kite: a FIFO, not a JSON lines file (kite reads regular files only)\n"
