@@ -177,21 +177,41 @@ def test_debug_says_why_a_program_cannot_be_read_as_every_command_does(batch, na
     assert (result.exit_code, result.stderr) == (2, f"kite: error: {name}: {said}\n")
 
 
-@pytest.mark.parametrize("command", [["score", "fifo.kite", "--field", "text"], ["report", "fifo.kite"]])
-def test_score_and_report_read_only_regular_files(batch, command):
-    """A FIFO as the run or the results blocked kite score and kite report in open() until a writer came. A writer
-    here opens the FIFO and closes it, again and again, so each old blocking read ends (empty) instead of hanging."""
+@contextlib.contextmanager
+def fifo_writer(fifo: Path):
+    """Opens the FIFO for writing and closes it, again and again, so a blocking read of it ends (empty) instead of
+    hanging the test: the old code then fails its assertions rather than the suite."""
     import threading
 
     done = threading.Event()
 
     def writer():
         while not done.is_set():
-            open(batch / "fifo.kite", "wb").close()
+            open(fifo, "wb").close()
 
     threading.Thread(target=writer, daemon=True).start()
-    result = run_kite(command, batch)
-    done.set()
-    os.close(os.open(batch / "fifo.kite", os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's last open() return
+    try:
+        yield
+    finally:
+        done.set()
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's last open() return
+
+
+@pytest.mark.parametrize("command", [["score", "fifo.kite", "--field", "text"], ["report", "fifo.kite"]])
+def test_score_and_report_read_only_regular_files(batch, command):
+    """A FIFO as the run or the results blocked kite score and kite report in open() until a writer came."""
+    with fifo_writer(batch / "fifo.kite"):
+        result = run_kite(command, batch)
     assert result.exit_code == 2, result.output
     assert result.stderr == "kite: error: fifo.kite: a FIFO, not a JSON lines file (kite reads regular files only)\n"
+
+
+def test_a_task_toml_that_is_a_fifo_is_one_line_not_a_hang(batch):
+    task = batch / "tasks" / "t1"
+    task.mkdir(parents=True)
+    (task / "hidden.test.kite").write_text('module Hello\n\ntest "one"\n    expect 1 == 1\n')
+    os.mkfifo(task / "task.toml")
+    with fifo_writer(task / "task.toml"):
+        result = run_kite(["tasks", "check", "tasks"], batch)
+    assert result.exit_code == 2, result.output
+    assert "tasks/t1/task.toml: a FIFO, not a TOML file (kite reads regular files only)" in result.output
