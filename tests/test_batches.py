@@ -215,3 +215,13 @@ def test_a_task_toml_that_is_a_fifo_is_one_line_not_a_hang(batch):
         result = run_kite(["tasks", "check", "tasks"], batch)
     assert result.exit_code == 2, result.output
     assert "tasks/t1/task.toml: a FIFO, not a TOML file (kite reads regular files only)" in result.output
+
+
+@pytest.mark.parametrize("command, what", [(["rewrite", "--apply", "fifo.kite"], "a rewrite plan"),
+                                           (["check", "--layer", "kite", "--new-only", "--state", "fifo.kite", "good.kite"],
+                                            "a --new-only state")])
+def test_a_plan_or_a_state_that_is_a_fifo_is_one_line_not_a_hang(batch, command, what):
+    with fifo_writer(batch / "fifo.kite"):
+        result = run_kite(command, batch)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"kite: error: fifo.kite: a FIFO, not {what} (kite reads regular files only)\n"
