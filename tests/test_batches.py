@@ -225,3 +225,11 @@ def test_a_plan_or_a_state_that_is_a_fifo_is_one_line_not_a_hang(batch, command,
         result = run_kite(command, batch)
     assert result.exit_code == 2, result.output
     assert result.stderr == f"kite: error: fifo.kite: a FIFO, not {what} (kite reads regular files only)\n"
+
+
+def test_a_diff_quotes_a_file_name_with_a_newline_as_git_does(batch):
+    """Raw, the newline split the ---/+++ line in two and the patch no longer applied."""
+    shutil.copy(REPO / "samples/hello.kite", batch / "new\nline.kite")
+    result = run_kite(["rewrite", "print($X)", "--to", "println($X)", "new\nline.kite"], batch)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith('--- "a/new\\nline.kite"\n+++ "b/new\\nline.kite"\n')

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.atomic import replacing_mode, write_atomically
+from kite.display import diff_name
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
 from kite.search.pattern import METAVARIABLE_OR_LITERAL, Pattern, metavariable_names
@@ -107,7 +108,7 @@ def _file_plan(searched: FileSearch, template: str) -> FilePlan:
         position, count = end, count + 1
     pieces.append(text[position:])
     result = "".join(pieces)
-    diff = "".join(difflib.unified_diff(_lines(text), _lines(result), f"a/{searched.path}", f"b/{searched.path}"))
+    diff = "".join(difflib.unified_diff(_lines(text), _lines(result), diff_name(f"a/{searched.path}"), diff_name(f"b/{searched.path}")))
     return FilePlan(str(Path(searched.path).resolve()), _sha256(raw), _as_written(result, raw), count, diff)
 
 
