@@ -10,7 +10,7 @@ import threading
 
 import click
 
-from kite.cli.common import exit_code, guarded
+from kite.cli.common import examples, exit_code, guarded
 from kite.defaults import DEBUG_TTL_SECONDS
 from kite.display import visible
 from kite.errors import UnusableInput
@@ -21,7 +21,7 @@ sandbox_option = click.option("--no-sandbox", is_flag=True,
                               help="Run the debuggee without bubblewrap: only for code you trust.")
 
 
-@click.command(name="dap")
+@click.command(name="dap", epilog=examples("kite dap   # as an editor starts it (docs/debugger.md)", "kite dap --ttl 120 --no-sandbox"))
 @ttl_option
 @sandbox_option
 @guarded
@@ -35,7 +35,7 @@ def dap(ttl_seconds, no_sandbox):
     Adapter(protocol, ttl_seconds, sandboxed=not no_sandbox).serve(sys.stdin.buffer)
 
 
-@click.command(name="debug")
+@click.command(name="debug", epilog=examples("kite debug hello.kite --break 5 --eval 'total'", "kite debug word_count.kite --test 'counts words' --break 9 --format json"))
 @click.argument("program", type=click.Path())
 @click.option("--test", "test", help="Run this test (its title) of PROGRAM or its NAME.test.kite instead of fn main.")
 @click.option("--break", "breaks", multiple=True, required=True, metavar="[FILE:]LINE",

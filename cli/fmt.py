@@ -11,7 +11,7 @@ import click
 
 from kite.atomic import replacing_mode, write_atomically
 from kite.cli.common import collect_rarely, debugging, examples, exit_code, guarded
-from kite.display import visible
+from kite.display import diff_name, visible
 from kite.errors import UnusableInput
 from kite.progress import say
 
@@ -19,7 +19,7 @@ from kite.progress import say
 def _diff(path: str, before: bytes, after: bytes) -> str:
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(old, new, f"{path} (as written)", f"{path} (formatted)"))
+    return "".join(difflib.unified_diff(old, new, diff_name(f"{path} (as written)"), diff_name(f"{path} (formatted)")))
 
 
 def _stdin(name: str) -> bytes:

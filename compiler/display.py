@@ -38,3 +38,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a Python str holds a pair as 
 def well_formed(text: str) -> str:
     """No lone surrogates (JSON from the test host may carry them): each becomes U+FFFD."""
     return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def diff_name(name: str) -> str:
+    """A file name for a diff's ---/+++ line, quoted as git quotes one (`"a/new\\nline.kite"`) when it holds a
+    character that would end or forge the line, a quote or a backslash; otherwise as it is, so patch reads both."""
+    if not _UNSAFE_IN_A_LINE.search(name) and '"' not in name and "\\" not in name:
+        return name
+    return '"' + visible(name.replace("\\", "\\\\").replace('"', '\\"')) + '"'

@@ -21,8 +21,10 @@ from pathlib import Path
 
 from kite.diagnostics import Diagnostic, Layer
 from kite.errors import UnusableInput
+from kite.source import read_regular
 
 STATE_VERSION = 2
+MAX_STATE_BYTES = 1 << 28  # a key per diagnostic reported: far above any real state, a bound on loading one
 OLDER_VERSIONS = (1,)  # read as an empty state, not as unusable: an upgrade of kite repeats a check's report once
 
 Key = tuple[str, str, str]  # severity, code, message
@@ -46,11 +48,11 @@ class ReportedState:
     @classmethod
     def load(cls, path: str) -> ReportedState:
         """A missing file is an empty state (the first check: everything is new); anything else unreadable is unusable."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not os.path.exists(path):
             return cls()
-        except (OSError, UnicodeDecodeError) as error:
+        try:
+            text = read_regular(path, "a --new-only state", MAX_STATE_BYTES).decode("utf-8")  # never blocks on a FIFO
+        except UnicodeDecodeError as error:
             raise UnusableInput(f"{path}: cannot read the --new-only state ({error})") from None
         try:
             document = json.loads(text)

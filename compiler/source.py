@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -138,16 +139,27 @@ def open_regular(path: str, expected: str) -> int:
     """A descriptor of `path` when it is a regular file; opened without blocking, so a FIFO with no writer cannot
     stall the opener (nor, in the warm server, every later command)."""
     with reading_errors(path, expected):
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        except OSError as error:
+            if error.errno == errno.ENXIO:  # a socket cannot be opened at all: say what it is, not ENXIO's words
+                refuse_unless_regular(path, os.stat(path).st_mode, expected)
+            raise
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode) and not (names_own_descriptor(path) and not stat.S_ISDIR(mode)):
         os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise UnusableInput(f"{path}: is a directory, not {expected}")
-        kind = next((name for test, name in NOT_REGULAR if test(mode)), "not a regular file")
-        raise UnusableInput(f"{path}: {kind}, not {expected} (kite reads regular files only)")
+        refuse_unless_regular(path, mode, expected)
     os.set_blocking(fd, True)
     return fd
+
+
+def refuse_unless_regular(path: str, mode: int, expected: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise UnusableInput(f"{path}: is a directory, not {expected}")
+    kind = next((name for test, name in NOT_REGULAR if test(mode)), "not a regular file")
+    raise UnusableInput(f"{path}: {kind}, not {expected} (kite reads regular files only)")
 
 
 def read_regular(path: str, expected: str, limit: int) -> bytes:

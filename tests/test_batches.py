@@ -36,7 +36,8 @@ def test_every_unusable_path_is_one_line_and_the_rest_is_checked(batch):
 
 
 @pytest.mark.parametrize("command, went_on", [(["check", "--layer", "kite"], "good.kite(5): error KT001"),
-                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched")])
+                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched"),
+                                              (["graph"], "good.kite(")])
 def test_no_command_stops_at_a_folder_without_kite_files(batch, command, went_on):
     result = run_kite([*command, "nokite", "good.kite"], batch)
     assert result.exit_code == 2
@@ -156,3 +157,79 @@ def test_help_shows_o_output_and_hides_the_old_spellings(command, old):
     shown = run_kite([*command, "--help"], REPO).output
     assert "-o, --output" in shown
     assert old is None or old not in shown.replace("--output", "")
+
+
+def test_a_socket_is_named_as_one_and_the_rest_is_checked(batch):
+    """A socket cannot be opened at all (ENXIO): the line says what the path is, as it does for a FIFO or a device."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(batch / "sock.kite"))
+        result = run_kite(["check", "--layer", "kite", "sock.kite", "good.kite"], batch)
+    assert result.exit_code == 2 and "good.kite(5): error KT001" in result.stdout
+    assert result.stderr == "kite: error: sock.kite: a socket, not a .kite file (kite reads regular files only)\n"
+
+
+@pytest.mark.parametrize("name, said", [("missing.kite", "no such file"),
+                                        ("fifo.kite", "a FIFO, not a .kite file (kite reads regular files only)")])
+def test_debug_says_why_a_program_cannot_be_read_as_every_command_does(batch, name, said):
+    result = run_kite(["debug", name, "--break", "4"], batch)
+    assert (result.exit_code, result.stderr) == (2, f"kite: error: {name}: {said}\n")
+
+
+@contextlib.contextmanager
+def fifo_writer(fifo: Path):
+    """Opens the FIFO for writing and closes it, again and again, so a blocking read of it ends (empty) instead of
+    hanging the test: the old code then fails its assertions rather than the suite."""
+    import threading
+
+    done = threading.Event()
+
+    def writer():
+        while not done.is_set():
+            open(fifo, "wb").close()
+
+    threading.Thread(target=writer, daemon=True).start()
+    try:
+        yield
+    finally:
+        done.set()
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's last open() return
+
+
+@pytest.mark.parametrize("command", [["score", "fifo.kite", "--field", "text"], ["report", "fifo.kite"]])
+def test_score_and_report_read_only_regular_files(batch, command):
+    """A FIFO as the run or the results blocked kite score and kite report in open() until a writer came."""
+    with fifo_writer(batch / "fifo.kite"):
+        result = run_kite(command, batch)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "kite: error: fifo.kite: a FIFO, not a JSON lines file (kite reads regular files only)\n"
+
+
+def test_a_task_toml_that_is_a_fifo_is_one_line_not_a_hang(batch):
+    task = batch / "tasks" / "t1"
+    task.mkdir(parents=True)
+    (task / "hidden.test.kite").write_text('module Hello\n\ntest "one"\n    expect 1 == 1\n')
+    os.mkfifo(task / "task.toml")
+    with fifo_writer(task / "task.toml"):
+        result = run_kite(["tasks", "check", "tasks"], batch)
+    assert result.exit_code == 2, result.output
+    assert "tasks/t1/task.toml: a FIFO, not a TOML file (kite reads regular files only)" in result.output
+
+
+@pytest.mark.parametrize("command, what", [(["rewrite", "--apply", "fifo.kite"], "a rewrite plan"),
+                                           (["check", "--layer", "kite", "--new-only", "--state", "fifo.kite", "good.kite"],
+                                            "a --new-only state")])
+def test_a_plan_or_a_state_that_is_a_fifo_is_one_line_not_a_hang(batch, command, what):
+    with fifo_writer(batch / "fifo.kite"):
+        result = run_kite(command, batch)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"kite: error: fifo.kite: a FIFO, not {what} (kite reads regular files only)\n"
+
+
+def test_a_diff_quotes_a_file_name_with_a_newline_as_git_does(batch):
+    """Raw, the newline split the ---/+++ line in two and the patch no longer applied."""
+    shutil.copy(REPO / "samples/hello.kite", batch / "new\nline.kite")
+    result = run_kite(["rewrite", "print($X)", "--to", "println($X)", "new\nline.kite"], batch)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith('--- "a/new\\nline.kite"\n+++ "b/new\\nline.kite"\n')

@@ -267,7 +267,7 @@ def test_a_program_that_does_not_compile_fails_to_launch_with_its_diagnostics(cl
     assert not response["success"]
     assert response["message"].startswith("the program does not compile: ")
     assert "Broken.kite(4): error CS0029" in response["message"]
-    assert client.request("launch", program=str(DEBUG / "Missing.kite"))["message"].endswith("not a .kite file")
+    assert client.request("launch", program=str(DEBUG / "Missing.kite"))["message"].endswith("Missing.kite: no such file")
 
 
 def test_an_unknown_test_is_refused_with_the_tests_there_are(client):

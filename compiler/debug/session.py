@@ -27,6 +27,7 @@ from kite.debug.evaluate import EvaluationError, Evaluator
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
 from kite.pipeline import find_units, front_end
+from kite.source import open_regular
 
 SCOPE_BASE = 1 << 20  # a frame's Locals scope reference: SCOPE_BASE + frame index; the engine's own refs are below
 MAX_MICRO_STEPS = 10_000  # engine steps one `next` may take through generated code before it stops anyway
@@ -71,8 +72,9 @@ class DebugSession:
         from kite.session import Session
 
         program = Path(target.program)
-        if program.suffix != ".kite" or not program.is_file():
+        if program.suffix != ".kite":
             raise UnusableInput(f"{target.program}: not a .kite file")
+        os.close(open_regular(str(program), "a .kite file"))  # a missing file, a FIFO, a loop: the line every command gives
         units = [unit for unit in find_units([str(program)]) if Path(unit.program).resolve() == program.resolve()]
         unit = units[0].read() if units else None
         if unit is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kite.errors import UnusableInput
 from kite.graph.cache import IndexCache
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
-from kite.pipeline import kite_files
+from kite.pipeline import UnitSource, kite_files
 from kite.search.cache import parse
 from kite.source import SourceFile, read
 from kite.standard_library import FUNCTIONS
@@ -37,11 +37,13 @@ def build(paths: list[str], cache: str | None = None) -> Graph:
     """`cache`: a folder keeping each file's index (kite.graph.cache), so an unchanged file is neither parsed nor indexed."""
     index_file = functools.partial(IndexCache(cache).indexed, index=index_source) if cache else index_source
     files, problems = [], []
-    for path in dict.fromkeys(str(p) for p in kite_files(paths)):
+    unusable_paths: list[UnitSource] = []  # a folder without .kite files is one problem, and the other paths are still indexed
+    for path in dict.fromkeys(str(p) for p in kite_files(paths, unusable_paths)):
         try:
             files.append(index_file(read(path)))
         except UnusableInput as error:
             problems.append(str(error))
+    problems.extend(unit.problem for unit in unusable_paths)
     skipped = tuple(f"{file.path}: {why}" for file in files for why in file.skipped)
     return Graph(Workspace(files), tuple(problems), skipped)
 

@@ -17,7 +17,7 @@ from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
 from kite.scoring.tasks import TaskFolder, valid_task_id
-from kite.source import not_unicode, reading_errors
+from kite.source import not_unicode, open_regular, reading_errors
 
 if TYPE_CHECKING:
     from kite.scoring.run import ScoreOptions
@@ -47,7 +47,7 @@ def run_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterat
     """(line number, bytes) of every line that is not blank, read as a stream. A line over `max_line_bytes` is never
     held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long). A BOM before the
     first line is dropped, as it is from a .kite file."""
-    with reading_errors(path, "a JSON lines file"), open(path, "rb") as run:
+    with reading_errors(path, "a JSON lines file"), open(open_regular(path, "a JSON lines file"), "rb") as run:
         number = 0
         while raw := run.readline(max_line_bytes + 2):  # the content, one byte over, and a line end
             number += 1

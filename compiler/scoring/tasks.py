@@ -15,7 +15,7 @@ from pathlib import Path
 from kite.errors import UnusableInput
 from kite.pipeline import TEST_SUFFIX
 from kite.scoring.fragments import MODULE_LINE
-from kite.source import SourceFile, decode, read, reading_errors
+from kite.source import MAX_SOURCE_BYTES, SourceFile, decode, read, read_regular
 
 # A task id names one folder inside TASKS_DIR: no separators, no "..", nothing hidden.
 TASK_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
@@ -88,8 +88,7 @@ class TaskFolder:
 def _settings(path: Path) -> dict:
     if not path.exists():
         return {}
-    with reading_errors(str(path), "a TOML file"):
-        data = path.read_bytes()
+    data = read_regular(str(path), "a TOML file", MAX_SOURCE_BYTES)  # a FIFO would block a plain read for good
     try:
         return tomllib.loads(decode(str(path), data).text)  # an empty task.toml is allowed: nothing to say
     except tomllib.TOMLDecodeError as error:

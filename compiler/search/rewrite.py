@@ -16,13 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.atomic import replacing_mode, write_atomically
+from kite.display import diff_name
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
 from kite.search.pattern import METAVARIABLE_OR_LITERAL, Pattern, metavariable_names
-from kite.source import decode, reading_errors
+from kite.source import decode, read_regular, reading_errors
 from kite.syntax.frontend import read_syntax
 
 PLAN_VERSION = 1
+# A plan holds each file's result, so it may be far larger than one source; the bound is on what loading it costs.
+MAX_PLAN_BYTES = 1 << 28
 # What says a text is not Kite as written: a syntax error, or C# the parser only read through recovery.
 NOT_AS_WRITTEN = frozenset({"KT000", "KT004"})
 # Around a substituted expression, what keeps it whole without parentheses: `f($X)`, `let y = $X`, `[$X, 1]`.
@@ -105,7 +108,7 @@ def _file_plan(searched: FileSearch, template: str) -> FilePlan:
         position, count = end, count + 1
     pieces.append(text[position:])
     result = "".join(pieces)
-    diff = "".join(difflib.unified_diff(_lines(text), _lines(result), f"a/{searched.path}", f"b/{searched.path}"))
+    diff = "".join(difflib.unified_diff(_lines(text), _lines(result), diff_name(f"a/{searched.path}"), diff_name(f"b/{searched.path}")))
     return FilePlan(str(Path(searched.path).resolve()), _sha256(raw), _as_written(result, raw), count, diff)
 
 
@@ -150,8 +153,7 @@ class PlanRefused(Exception):
 
 
 def load_plan(path: str) -> list[dict]:
-    with reading_errors(path, "a rewrite plan"):
-        data = Path(path).read_bytes()
+    data = read_regular(path, "a rewrite plan", MAX_PLAN_BYTES)  # a FIFO or a device would block a plain read
     try:
         plan = json.loads(data)
         files = plan["files"]

@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass
 
 from kite.diagnostics import Layer
+from kite.display import diff_name
 from kite.errors import UnusableInput
 from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
@@ -152,5 +153,5 @@ class _Runner:
     def diff(self, mutant: Mutant) -> str:
         path = self.solution.path
         lines = difflib.unified_diff(self.solution.text.splitlines(keepends=True), mutant.text.splitlines(keepends=True),
-                                     f"a/{path}", f"b/{path}")
+                                     diff_name(f"a/{path}"), diff_name(f"b/{path}"))
         return "".join(lines)
