@@ -329,14 +329,20 @@ def test_kite_debug_prints_the_first_stop_and_ends_the_session():
 
 
 def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
-    result = run_kite(["debug", str(DEBUG / "Spins.kite"), "--break", "16", "--eval", "twice(start, true)", "--eval", "spin(start)",
-                       "--eval", "start", "--eval", "twice(4, false) + start", "--format", "json"], REPO)
+    evals = ["twice(start, true)", "spin(start)", "start", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(1)", "start"]
+    result = run_kite(["debug", str(DEBUG / "Spins.kite"), "--break", "19", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["evaluations"] == [
         {"expression": "twice(start, true)", "value": "600"},
         {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
         {"expression": "start", "value": "3"},
         {"expression": "twice(4, false) + start", "value": "11"},
+        {"expression": "share(start, 0)", "error": "share(...) crashed: DivideByZeroException: Attempted to divide by zero."},
+        {"expression": "share(9, start)", "value": "3"},
+        # A second abort in one session: mscordbi's Stop does not return; the bounded wait ends the session instead
+        {"expression": "spin(1)", "error": "spin(...): the call ran past its time limit and the debuggee could not be stopped "
+                                           "to abort it; the session has ended"},
+        {"expression": "start", "error": "no program is being debugged"},
     ]
 
 

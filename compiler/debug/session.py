@@ -263,6 +263,9 @@ class DebugSession:
         try:
             reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, token=method.token, args=passed,
                                            ms=int(CALL_SECONDS * 1000))
+        except EngineError as error:  # the call could not be aborted: the debuggee is in no state to go on
+            self.end()
+            raise EvaluationError(f"{name}(...): {error}; the session has ended") from None
         finally:
             self._forget_stop()
         if reply.get("aborted"):
