@@ -166,6 +166,10 @@ def test_a_breakpoint_stops_on_the_kite_line_with_kite_frames_names_and_values(c
     assert not refused["success"] and refused["message"] == "'base' is not a parameter or a local this frame has bound yet"
     assert evaluate("line_total(line) * 2")["body"]["result"] == "6.0"  # run in the debuggee, past its breakpoint
     assert evaluate("line.count")["body"]["result"] == "2"  # the stop goes on after a call
+    assert evaluate("line_total(line) + line_total(line)")["body"]["result"] == "6.0"  # `line` read again after a call
+    stale = evaluate("line_total(line) + 0 == line_total(line)")
+    assert stale["body"]["result"] == "true"
+    assert evaluate("line.name")["body"]["result"] == '"pen"'
     assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program"
     assert evaluate("line_total(line, 2)")["message"] == "line_total takes 1 argument(s), not 2"
 
@@ -340,7 +344,7 @@ def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
         {"expression": "share(start, 0)", "error": "share(...) crashed: DivideByZeroException: Attempted to divide by zero."},
         {"expression": "share(9, start)", "value": "3"},
         # A second abort in one session: mscordbi's Stop does not return; the bounded wait ends the session instead
-        {"expression": "spin(1)", "error": "spin(...): the call ran past its time limit and the debuggee could not be stopped "
+        {"expression": "spin(1)", "error": "spin(...) ran past the 2 s limit of a call and the debuggee could not be stopped "
                                            "to abort it; the session has ended"},
         {"expression": "start", "error": "no program is being debugged"},
     ]

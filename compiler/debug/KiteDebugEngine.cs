@@ -828,7 +828,7 @@ namespace Kite.Debugging
                 {
                     // Stop may never return (seen on a second abort in one session): it is waited for, bounded
                     var stopping = System.Threading.Tasks.Task.Run(() => Com.Call(process, Slot.Stop, 5000u));
-                    if (!stopping.Wait(5000)) throw new InvalidOperationException("the call ran past its time limit and the debuggee could not be stopped to abort it");
+                    if (!stopping.Wait(5000)) return new JsonObject { ["stuck"] = true };
                     Com.Check(stopping.Result, "ICorDebugController::Stop");
                     Com.Check(Com.Call(eval, Slot.EvalAbort), "ICorDebugEval::Abort");
                     Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");

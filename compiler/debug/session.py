@@ -239,8 +239,20 @@ class DebugSession:
             if not shown:
                 raise EvaluationError("no Kite frame to evaluate in")
             frame_id = shown[0]["id"]
-        visible = {value["name"]: value for value in self.locals(frame_id)}
-        return Evaluator(visible.get, self.children, self.call).evaluate(expression)
+        visible: dict[str, dict] = {}  # the frame's values, read again after a call (which makes them stale)
+
+        def lookup(name: str) -> dict | None:
+            if not visible:
+                visible.update({value["name"]: value for value in self.locals(frame_id)})
+            return visible.get(name)
+
+        def call(name: str, arguments: list[dict]) -> dict:
+            try:
+                return self.call(name, arguments)
+            finally:
+                visible.clear()
+
+        return Evaluator(lookup, self.children, call).evaluate(expression)
 
     def call(self, name: str, arguments: list[dict]) -> dict:
         """The program's function `name` run on the stopped thread with `arguments` (values of this stop, int and bool
@@ -263,11 +275,12 @@ class DebugSession:
         try:
             reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, token=method.token, args=passed,
                                            ms=int(CALL_SECONDS * 1000))
-        except EngineError as error:  # the call could not be aborted: the debuggee is in no state to go on
-            self.end()
-            raise EvaluationError(f"{name}(...): {error}; the session has ended") from None
         finally:
             self._forget_stop()
+        if reply.get("stuck"):  # the call could not be aborted: the debuggee is in no state to go on
+            self.end()
+            raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and the debuggee could not "
+                                  "be stopped to abort it; the session has ended")
         if reply.get("aborted"):
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and was aborted")
         if "exception" in reply:
