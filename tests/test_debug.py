@@ -164,7 +164,14 @@ def test_a_breakpoint_stops_on_the_kite_line_with_kite_frames_names_and_values(c
     assert evaluate("line.count / 4 == 0 and not false")["body"]["result"] == "true"
     refused = evaluate("base")
     assert not refused["success"] and refused["message"] == "'base' is not a parameter or a local this frame has bound yet"
-    assert evaluate("line_total(line)")["message"].startswith("evaluate does not call functions")
+    assert evaluate("line_total(line) * 2")["body"]["result"] == "6.0"  # run in the debuggee, past its breakpoint
+    assert evaluate("line.count")["body"]["result"] == "2"  # the stop goes on after a call
+    assert evaluate("line_total(line) + line_total(line)")["body"]["result"] == "6.0"  # `line` read again after a call
+    stale = evaluate("line_total(line) + 0 == line_total(line)")
+    assert stale["body"]["result"] == "true"
+    assert evaluate("line.name")["body"]["result"] == '"pen"'
+    assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program"
+    assert evaluate("line_total(line, 2)")["message"] == "line_total takes 1 argument(s), not 2"
 
     second = client.request("launch", program=ORDERS)
     assert not second["success"]
@@ -323,6 +330,24 @@ def test_kite_debug_prints_the_first_stop_and_ends_the_session():
     assert report["evaluations"][1]["error"].startswith("'nope' is not")
     assert report["breakpoints"][1] == {"path": ORDERS, "line": 16, "verified": False,
                                         "message": "no code on line 16; the nearest line with code is 15"}
+
+
+def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
+    evals = ["twice(start, true)", "spin(start)", "start", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(1)", "start"]
+    result = run_kite(["debug", str(DEBUG / "Spins.kite"), "--break", "19", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["evaluations"] == [
+        {"expression": "twice(start, true)", "value": "600"},
+        {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
+        {"expression": "start", "value": "3"},
+        {"expression": "twice(4, false) + start", "value": "11"},
+        {"expression": "share(start, 0)", "error": "share(...) crashed: DivideByZeroException: Attempted to divide by zero."},
+        {"expression": "share(9, start)", "value": "3"},
+        # A second abort in one session: mscordbi's Stop does not return; the bounded wait ends the session instead
+        {"expression": "spin(1)", "error": "spin(...) ran past the 2 s limit of a call and the debuggee could not be stopped "
+                                           "to abort it; the session has ended"},
+        {"expression": "start", "error": "no program is being debugged"},
+    ]
 
 
 def test_kite_debug_stops_in_one_test_with_its_locals():

@@ -1,6 +1,6 @@
 """The engine's one table of ICorDebug slots (compiler/debug/KiteDebugCom.cs) holds exactly the slots the engine
 calls, each by name: a slot number written anywhere else, or a named slot nothing calls, fails here. Each call is
-driven by tests/test_debug.py (breakpoints, frames, values, steps, pause, exceptions)."""
+driven by tests/test_debug.py (breakpoints, frames, values, steps, pause, exceptions, calls in evaluate)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,8 @@ def test_the_slots_are_cordebug_idls_order():
     assert table["Continue"] == 3 + 1
     assert table["ILFrameGetIP"] == 3 + 8
     assert table["StepperStepOut"] == 3 + 6
+    # ICorDebugThread's CreateEval is its 15th method; ICorDebugEval: CallFunction, NewObject,
+    # NewObjectNoConstructor, NewString, NewArray, IsActive, Abort, GetResult, GetThread, CreateValue.
+    assert table["ThreadCreateEval"] == 3 + 14
+    assert (table["EvalCallFunction"], table["EvalAbort"], table["EvalGetResult"], table["EvalCreateValue"]) == (3, 9, 10, 12)
+    assert table["GenericSetValue"] == table["GenericGetValue"] + 1

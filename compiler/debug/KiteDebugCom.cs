@@ -27,7 +27,10 @@ namespace Kite.Debugging
         // ICorDebugBreakpoint
         public const int BreakpointActivate = 3;
         // ICorDebugThread
-        public const int ThreadGetID = 4, ThreadGetCurrentException = 10, ThreadCreateStepper = 12, ThreadGetActiveFrame = 15;
+        public const int ThreadGetID = 4, ThreadGetCurrentException = 10, ThreadCreateStepper = 12, ThreadGetActiveFrame = 15,
+            ThreadCreateEval = 17;
+        // ICorDebugEval
+        public const int EvalCallFunction = 3, EvalAbort = 9, EvalGetResult = 10, EvalCreateValue = 12;
         // ICorDebugFrame, ICorDebugILFrame
         public const int FrameGetFunction = 5, FrameGetFunctionToken = 6, FrameGetCaller = 8;
         public const int ILFrameGetIP = 11, ILFrameGetLocalVariable = 14, ILFrameGetArgument = 16;
@@ -36,7 +39,7 @@ namespace Kite.Debugging
             StepperStepOut = 9;
         // ICorDebugValue and what derives from it
         public const int ValueGetType = 3;
-        public const int GenericGetValue = 7;
+        public const int GenericGetValue = 7, GenericSetValue = 8;
         public const int ReferenceIsNull = 7, ReferenceDereference = 10;
         public const int StringGetLength = 9, StringGetString = 10;
         public const int BoxGetObject = 9;
@@ -97,6 +100,7 @@ namespace Kite.Debugging
         public static int Call(IntPtr o, int slot, uint a, void* b, void* c) => ((delegate* unmanaged<IntPtr, uint, void*, void*, int>)Vt(o)[slot])(o, a, b, c);
         public static int Call(IntPtr o, int slot, uint a, int b, void* c) => ((delegate* unmanaged<IntPtr, uint, int, void*, int>)Vt(o)[slot])(o, a, b, c);
         public static int Call(IntPtr o, int slot, int a, void* b, uint c) => ((delegate* unmanaged<IntPtr, int, void*, uint, int>)Vt(o)[slot])(o, a, b, c);
+        public static int Call(IntPtr o, int slot, uint a, IntPtr b, void* c) => ((delegate* unmanaged<IntPtr, uint, IntPtr, void*, int>)Vt(o)[slot])(o, a, b, c);
         public static int Call(IntPtr o, int slot, IntPtr a, uint b, void* c) => ((delegate* unmanaged<IntPtr, IntPtr, uint, void*, int>)Vt(o)[slot])(o, a, b, c);
     }
 

@@ -74,8 +74,9 @@ namespace Kite.Debugging
                 try
                 {
                     JsonNode? reply;
-                    bool resume;
-                    lock (gate)
+                    bool resume = false;
+                    if (request["op"]?.GetValue<string>() == "call") reply = Call(request);  // takes the gate itself: it runs the debuggee
+                    else lock (gate)
                     {
                         reply = Handle(request["op"]!.GetValue<string>(), request);
                         resume = resumeAfter;
@@ -347,6 +348,8 @@ namespace Kite.Debugging
             if (process == IntPtr.Zero) throw new InvalidOperationException("no debuggee");
             frames.Clear();
             expandable.Clear();
+            referenceOf.Clear();
+            nextReference = 0;
             stoppedThread = IntPtr.Zero;
             stop.ReleaseAll();
             resumeAfter = true;
@@ -559,7 +562,9 @@ namespace Kite.Debugging
                 if (isNull != 0) return Plain("none", "none");
                 var target = IntPtr.Zero;
                 if (Com.Call(reference, Slot.ReferenceDereference, &target) < 0) return Plain("object", "<unreadable>");
-                return Render(stop.Keep(target), depth);
+                var shown = Render(stop.Keep(target), depth);
+                if (shown["ref"]!.GetValue<int>() is var made && made != 0) referenceOf.TryAdd(made, reference);
+                return shown;
             }
             var text = stop.Query(value, Iid.StringValue);
             if (text != IntPtr.Zero)
@@ -754,7 +759,7 @@ namespace Kite.Debugging
 
         private JsonObject Expandable(string kind, string type, string text, List<(string, IntPtr)> children)
         {
-            int reference = expandable.Count + 1;
+            int reference = ++nextReference;
             expandable[reference] = children;
             var shown = Plain(kind, text);
             shown["type"] = type;
@@ -763,6 +768,8 @@ namespace Kite.Debugging
         }
 
         private readonly Dictionary<int, List<(string, IntPtr)>> expandable = new();
+        private readonly Dictionary<int, IntPtr> referenceOf = new();  // an expandable value's reference: what a call passes
+        private int nextReference;  // counts on through a call, so a ref from before it is refused, never another value
 
         private JsonNode Children(int reference)
         {
@@ -777,11 +784,123 @@ namespace Kite.Debugging
             return new JsonObject { ["children"] = list };
         }
 
+        // ---- func-eval: a call of a static method, run on the stopped thread under a time limit
+
+        private readonly ManualResetEventSlim evalDone = new();
+        private volatile bool evaluating;  // the debuggee runs a call: its breakpoints and exceptions are the call's
+        private bool evalThrew;
+
+        internal bool Evaluating => evaluating;
+
+        internal void OnEvalDone(bool threw)
+        {
+            evalThrew = threw;
+            evalDone.Set();
+        }
+
+        private JsonNode Call(JsonObject request)
+        {
+            IntPtr eval;
+            var limit = request["ms"]!.GetValue<int>();
+            lock (gate)
+            {
+                if (stoppedThread == IntPtr.Zero) throw new InvalidOperationException("the debuggee is not stopped");
+                IntPtr function;
+                Com.Check(Com.Call(kiteModule, Slot.ModuleGetFunctionFromToken, request["token"]!.GetValue<uint>(), &function), "ICorDebugModule::GetFunctionFromToken");
+                stop.Keep(function);
+                eval = stop.Get(stoppedThread, Slot.ThreadCreateEval, "ICorDebugThread::CreateEval");
+                var args = (JsonArray)request["args"]!;
+                var values = new IntPtr[Math.Max(args.Count, 1)];
+                for (int i = 0; i < args.Count; i++) values[i] = Argument(eval, (JsonObject)args[i]!);
+                fixed (IntPtr* passed = values)
+                {
+                    Com.Check(Com.Call(eval, Slot.EvalCallFunction, function, (uint)args.Count, passed), "ICorDebugEval::CallFunction");
+                }
+                evalDone.Reset();
+                evaluating = true;
+            }
+            bool finished;
+            try
+            {
+                Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");
+                finished = evalDone.Wait(limit);
+                if (!finished)
+                {
+                    // Stop may never return (seen on a second abort in one session): it is waited for, bounded
+                    var stopping = System.Threading.Tasks.Task.Run(() => Com.Call(process, Slot.Stop, 5000u));
+                    if (!stopping.Wait(5000)) return new JsonObject { ["stuck"] = true };
+                    Com.Check(stopping.Result, "ICorDebugController::Stop");
+                    Com.Check(Com.Call(eval, Slot.EvalAbort), "ICorDebugEval::Abort");
+                    Com.Check(Com.Call(process, Slot.Continue, 0u), "ICorDebugController::Continue");
+                    if (!evalDone.Wait(5000)) throw new InvalidOperationException("the call ran past its time limit and could not be aborted");
+                }
+            }
+            finally
+            {
+                evaluating = false;
+            }
+            lock (gate)
+            {
+                Ran(eval);
+                if (!finished) return new JsonObject { ["aborted"] = true };
+                var result = stop.GetOrZero(eval, Slot.EvalGetResult);
+                if (evalThrew)
+                {
+                    var (type, message) = ExceptionText(result);
+                    return new JsonObject { ["exception"] = type, ["message"] = message };
+                }
+                return new JsonObject { ["value"] = result == IntPtr.Zero ? Plain("none", "none") : Render(result, 0) };
+            }
+        }
+
+        // An argument: a value of this stop by its ref, or an int or bool made in the debuggee
+        private IntPtr Argument(IntPtr eval, JsonObject argument)
+        {
+            if (argument["ref"] is JsonNode reference)
+            {
+                if (!referenceOf.TryGetValue(reference.GetValue<int>(), out var value)) throw new InvalidOperationException("no such value in this stop");
+                return value;
+            }
+            bool isInt = argument["int"] != null;
+            IntPtr made;
+            Com.Check(Com.Call(eval, Slot.EvalCreateValue, isInt ? 0x08u : 0x02u, IntPtr.Zero, &made), "ICorDebugEval::CreateValue");
+            stop.Keep(made);
+            var generic = stop.Query(made, Iid.GenericValue);
+            if (isInt)
+            {
+                int number = argument["int"]!.GetValue<int>();
+                Com.Check(Com.Call(generic, Slot.GenericSetValue, &number), "ICorDebugGenericValue::SetValue");
+            }
+            else
+            {
+                byte truth = argument["bool"]!.GetValue<bool>() ? (byte)1 : (byte)0;
+                Com.Check(Com.Call(generic, Slot.GenericSetValue, &truth), "ICorDebugGenericValue::SetValue");
+            }
+            return made;
+        }
+
+        // The debuggee ran: this stop's frames and values are stale (mscordbi neuters them), its thread and the eval are not
+        private void Ran(IntPtr eval)
+        {
+            Com.AddRef(stoppedThread);
+            Com.AddRef(eval);
+            frames.Clear();
+            expandable.Clear();
+            referenceOf.Clear();
+            stop.ReleaseAll();
+            stop.Keep(stoppedThread);
+            stop.Keep(eval);
+        }
+
         // ---- exceptions
 
         private (string type, string message) CurrentException(IntPtr thread)
         {
-            var exception = stop.GetOrZero(thread, Slot.ThreadGetCurrentException);
+            return ExceptionText(stop.GetOrZero(thread, Slot.ThreadGetCurrentException));
+        }
+
+        private (string type, string message) ExceptionText(IntPtr exception)
+        {
             if (exception == IntPtr.Zero) return ("", "");
             var reference = stop.Query(exception, Iid.ReferenceValue);
             var target = reference == IntPtr.Zero ? exception : stop.GetOrZero(reference, Slot.ReferenceDereference);
@@ -821,6 +940,8 @@ namespace Kite.Debugging
             v1[4] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, uint, int>)&StepComplete;
             v1[5] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int>)&Break;
             v1[6] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int, int>)&Exception;
+            v1[7] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, int>)&EvalComplete;
+            v1[8] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, IntPtr, int>)&EvalException;
             v1[9] = (delegate* unmanaged<IntPtr, IntPtr, int>)&CreateProcess;
             v1[10] = (delegate* unmanaged<IntPtr, IntPtr, int>)&ExitProcess;
             v1[13] = (delegate* unmanaged<IntPtr, IntPtr, IntPtr, int>)&LoadModule;
@@ -886,10 +1007,26 @@ namespace Kite.Debugging
             return 0;
         }
 
+        // A call's end leaves the debuggee stopped, as a breakpoint does: the call request reads the result
+        [UnmanagedCallersOnly]
+        private static int EvalComplete(IntPtr self, IntPtr appDomain, IntPtr thread, IntPtr eval)
+        {
+            engine!.OnEvalDone(threw: false);
+            return 0;
+        }
+
+        [UnmanagedCallersOnly]
+        private static int EvalException(IntPtr self, IntPtr appDomain, IntPtr thread, IntPtr eval)
+        {
+            engine!.OnEvalDone(threw: true);
+            return 0;
+        }
+
         [UnmanagedCallersOnly]
         private static int Breakpoint(IntPtr self, IntPtr appDomain, IntPtr thread, IntPtr breakpoint)
         {
-            engine!.OnStopped(thread, "breakpoint");
+            if (engine!.Evaluating) Continue(appDomain);  // a breakpoint inside a called function: the call goes on
+            else engine.OnStopped(thread, "breakpoint");
             return 0;
         }
 
@@ -910,7 +1047,7 @@ namespace Kite.Debugging
         [UnmanagedCallersOnly]
         private static int Exception(IntPtr self, IntPtr appDomain, IntPtr thread, int unhandled)
         {
-            if (!engine!.OnException(thread)) Continue(appDomain);
+            if (engine!.Evaluating || !engine.OnException(thread)) Continue(appDomain);  // a call's exception ends it: EvalException
             return 0;
         }
     }

@@ -199,6 +199,15 @@ class Mapping:
                 return function
         return None
 
+    def function_named(self, name: str) -> Method | None:
+        """The program's Kite function `name` (a static method of a Kite function, no test or lambda), to call."""
+        for method in self.methods.values():
+            function = self.function_of(method)
+            if (method.static and method.test is None and function is not None and function.title == name
+                    and not LAMBDA.match(method.csharp) and kite_name(method.csharp) == name):
+                return method
+        return None
+
     def frame_name(self, token: int) -> str:
         method = self.methods[token]
         function = self.function_of(method)

@@ -32,6 +32,8 @@ from kite.source import open_regular
 SCOPE_BASE = 1 << 20  # a frame's Locals scope reference: SCOPE_BASE + frame index; the engine's own refs are below
 MAX_MICRO_STEPS = 10_000  # engine steps one `next` may take through generated code before it stops anyway
 LOADED_SECONDS = 60.0
+CALL_SECONDS = 2.0  # a call in `evaluate` runs in the debuggee this long at most, then is aborted (docs/debugger.md)
+REPLY_SECONDS_FOR_CALL = CALL_SECONDS + 15.0  # the call, its abort and the engine's answer
 
 
 class LaunchError(UnusableInput):
@@ -239,8 +241,54 @@ class DebugSession:
             if not shown:
                 raise EvaluationError("no Kite frame to evaluate in")
             frame_id = shown[0]["id"]
-        visible = {value["name"]: value for value in self.locals(frame_id)}
-        return Evaluator(visible.get, self.children).evaluate(expression)
+        visible: dict[str, dict] = {}  # the frame's values, read again after a call (which makes them stale)
+
+        def lookup(name: str) -> dict | None:
+            if not visible:
+                visible.update({value["name"]: value for value in self.locals(frame_id)})
+            return visible.get(name)
+
+        def call(name: str, arguments: list[dict]) -> dict:
+            try:
+                return self.call(name, arguments)
+            finally:
+                visible.clear()
+
+        return Evaluator(lookup, self.children, call).evaluate(expression)
+
+    def call(self, name: str, arguments: list[dict]) -> dict:
+        """The program's function `name` run on the stopped thread with `arguments` (values of this stop, int and bool
+        literals), aborted after CALL_SECONDS; the stop goes on, its frames read again (the run made them stale)."""
+        method = self._mapping().function_named(name)
+        if method is None:
+            raise EvaluationError(f"'{name}' is not a function of the program")
+        if len(arguments) != len(method.parameters):
+            raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
+        passed = []
+        for argument in arguments:
+            if argument.get("ref"):
+                passed.append({"ref": argument["ref"]})
+            elif argument["kind"] == "int":
+                passed.append({"int": int(argument["text"])})
+            elif argument["kind"] == "bool":
+                passed.append({"bool": argument["text"] == "true"})
+            else:
+                raise EvaluationError(f"a call takes records, collections, ints and bools as arguments, not {argument['text']}")
+        try:
+            reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, token=method.token, args=passed,
+                                           ms=int(CALL_SECONDS * 1000))
+        finally:
+            self._forget_stop()
+        if reply.get("stuck"):  # the call could not be aborted: the debuggee is in no state to go on
+            self.end()
+            raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and the debuggee could not "
+                                  "be stopped to abort it; the session has ended")
+        if reply.get("aborted"):
+            raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and was aborted")
+        if "exception" in reply:
+            failed = reply["exception"].rpartition(".")[2]
+            raise EvaluationError(f"{name}(...) crashed: {failed}: {reply['message']}")
+        return reply["value"]
 
     def threads(self) -> list[int]:
         return [self.stopped_thread or 1]
