@@ -9,6 +9,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import time
 from typing import IO
 
 # Both ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG, bubblewrap's --die-with-parent), and the
@@ -50,6 +51,25 @@ def kill_group(process: subprocess.Popen, streams) -> None:
         with contextlib.suppress(OSError):
             if stream is not None:
                 stream.close()
+
+
+def wait_dead(pid: int, seconds: float) -> bool:
+    """Whether the process `pid`, SIGKILLed but not our child (one in a sandbox's pid namespace), has died within
+    `seconds`: it dies when the kernel gets to it, not when the signal is sent, and a loaded machine makes that later."""
+    deadline = time.monotonic() + seconds
+    while _running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and line.split()[1] in ("Z", "X") for line in status)
+    except OSError:
+        return False
 
 
 def process_executor(jobs: int) -> concurrent.futures.Executor:

@@ -28,10 +28,12 @@ from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
 from kite.pipeline import find_units, front_end
 from kite.source import open_regular
+from kite.spawn import wait_dead
 
 SCOPE_BASE = 1 << 20  # a frame's Locals scope reference: SCOPE_BASE + frame index; the engine's own refs are below
 MAX_MICRO_STEPS = 10_000  # engine steps one `next` may take through generated code before it stops anyway
 LOADED_SECONDS = 60.0
+KILLED_SECONDS = 10.0  # a SIGKILLed debuggee's death, on a loaded machine
 CALL_SECONDS = 2.0  # a call in `evaluate` runs in the debuggee this long at most, then is aborted (docs/debugger.md)
 REPLY_SECONDS_FOR_CALL = CALL_SECONDS + 15.0  # the call, its abort and the engine's answer
 
@@ -357,6 +359,8 @@ class DebugSession:
         """Kill the engine with the debuggee and remove the build: nothing of the session remains."""
         if self.engine is not None:
             self.engine.close()
+            if self.pid is not None:  # `terminated` says the debuggee is gone: it is, not only signalled
+                wait_dead(self.pid, KILLED_SECONDS)
         if self.folder is not None:
             remove_folder(self.folder)
 
