@@ -163,6 +163,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
     another on its line goes, and one message on one line is said once (CA1851 comes once per enumeration).
 
     Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
+    csharp = on_method_lines(csharp, syntax)
     covered: dict[tuple[str, int], set[str]] = {}
     anywhere: dict[str, set[str]] = {}  # C# id -> the names a Kite diagnostic reports in every file
     for k in kite:
@@ -190,6 +191,47 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
             d = untyped_in_kite_terms(d, result.module)
         kept.append(d)
     return diag.ordered(kept)
+
+
+def on_method_lines(csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
+    """A diagnostic about a call continued over lines (`xs` / `.Count()`) on the line and span of the method's name.
+
+    Roslyn reports an invocation where it starts, which is its receiver's text, and maps its span from there as if
+    the C# line were the Kite one; so of the receiver and the calls chained on it from that place, the diagnostic
+    is about the one whose text, joined onto one line, is as long as its span. The receiver's own (an unknown `xs`)
+    stays (docs/language.md, "Where a diagnostic is")."""
+    calls: dict[str, dict[tuple[int, int], list[n.Call]]] = {}
+    for file, result in syntax.items():
+        if result.module is not None and any(d.file == file for d in csharp):
+            starts = calls.setdefault(file, {})
+            for node in n.descendants(result.module):
+                if isinstance(node, n.Call) and isinstance(node.func, n.Member) and node.func.end_line > node.func.target.end_line:
+                    starts.setdefault((node.line, node.column), []).append(node)
+    moved = []
+    for d in csharp:
+        chain = calls.get(d.file, {}).get((d.line, d.column))
+        if chain and d.end_line == d.line and syntax[d.file].parsed_lines:
+            lines = syntax[d.file].parsed_lines
+            innermost = chain[-1].func  # descendants walks a chain's outer calls first
+            assert isinstance(innermost, n.Member)
+            receiver = innermost.target
+            length = d.end_column - d.column
+            about = min([receiver, *chain], key=lambda node: abs(_joined_length(node, lines) - length))
+            if isinstance(about, n.Call) and isinstance(about.func, n.Member):
+                member = about.func
+                d = dataclasses.replace(d, line=member.end_line, column=member.end_column - len(member.name),
+                                        end_line=about.end_line, end_column=about.end_column)
+        moved.append(d)
+    return moved
+
+
+def _joined_length(node: n.Node, lines: Sequence[str]) -> int:
+    """How long the node's text is with its line breaks and the indentation after them taken out."""
+    if node.end_line == node.line:
+        return node.end_column - node.column
+    middle = sum(len(lines[i - 1].strip()) for i in range(node.line + 1, node.end_line))
+    last = lines[node.end_line - 1][:node.end_column - 1].lstrip()
+    return len(lines[node.line - 1]) - (node.column - 1) + middle + len(last)
 
 
 def untyped_in_kite_terms(d: Diagnostic, module: Module) -> Diagnostic:
