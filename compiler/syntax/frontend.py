@@ -250,8 +250,10 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, 
         return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'", _without_colon(line, text)
     if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:
         return Span.of_name(line, 1, first_word), f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can", None
-    operator = "=>" if token.value == "=" and text[token.column:token.column + 1] == ">" else token.value
-    if operator in EXPRESSION_HABITS:  # `fn(x) => ...` parses: an unexpected `=>` is a lambda without fn
+    after = text[token.column:token.column + 1]
+    operator = "=>" if token.value == "=" and after == ">" else token.value
+    # `fn(x) => ...` parses: an unexpected `=>` is a lambda without fn; a `?` not C#'s `?.`, `??` or `?[` is a ternary
+    if operator in EXPRESSION_HABITS and not (operator == "?" and after in (".", "?", "[")):
         return Span(line, token.column, line, token.column + len(operator)), statement_message(operator), None
     return _token_span(token), f"unexpected {_found(token)}: expected {_expected(error.expected)}", None
 
