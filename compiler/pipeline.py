@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kite import analyze, diagnostics as diag
+from kite import analyze, diagnostics as diag, standard_library
 from kite.codegen.csharp import UnitSymbols, csharp_path, generate, line_path
 from kite.csharp_words import COUNTING, MIXED_LIST, NOT_ITERABLE, UNTYPED_LIST, in_kite_words
 from kite.diagnostics import Diagnostic
 from kite.errors import UnusableInput
 from kite.rules import ALL_RULES, check_module, kt000_syntax, kt015_name_declared_twice
 from kite.source import SourceFile, read
-from kite.syntax import nodes as n
+from kite.syntax import leaks, nodes as n
 from kite.syntax.frontend import (
     ItemCache as ItemCache,  # re-exported: the session keeps one, below the syntax layer
     SyntaxResult,
@@ -163,6 +163,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
     another on its line goes, and one message on one line is said once (CA1851 comes once per enumeration).
 
     Linear in the number of diagnostics: the ids Kite already reports are looked up by (file, line)."""
+    csharp = on_method_lines(csharp, syntax)
     covered: dict[tuple[str, int], set[str]] = {}
     anywhere: dict[str, set[str]] = {}  # C# id -> the names a Kite diagnostic reports in every file
     for k in kite:
@@ -177,7 +178,7 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
         ids_on_line.setdefault((d.file, d.line), set()).add(d.id)
     said: set[tuple[str, int, str, str]] = set()
     kept = list(kite)
-    for d in map(in_kite_words, csharp):  # the names as Kite spells them first: a test file's `helper__t` is `helper`
+    for d in map(delegates_in_kite_words, map(in_kite_words, csharp)):  # as Kite spells names: `helper__t` is `helper`
         if RESTATES.get(d.id, frozenset()) & ids_on_line[(d.file, d.line)] or (d.file, d.line, d.id, d.message) in said:
             continue
         said.add((d.file, d.line, d.id, d.message))
@@ -190,6 +191,76 @@ def merge(kite: list[Diagnostic], csharp: list[Diagnostic], syntax: dict[str, Sy
             d = untyped_in_kite_terms(d, result.module)
         kept.append(d)
     return diag.ordered(kept)
+
+
+DELEGATE = re.compile(r"(?:System\.)?((?:Func|Action)<)")
+NAMESPACE = re.compile(r"\bSystem\.(?:Collections\.Generic\.)?")
+# A .NET method Kite writes as a standard-library function: `xs.len()` is len(xs) (CS1061 names the member).
+NO_MEMBER = re.compile(r"does not contain a definition for '(\w+)'")
+
+
+def delegates_in_kite_words(d: Diagnostic) -> Diagnostic:
+    """A C# message about a function type names Kite's spelling (`System.Func<int, int>` is `fn(int) -> int`, a
+    named function is no "method group"), and `xs.len()` says len is a function (LANGUAGE.md section 12)."""
+    message = d.message
+    if d.id == "CS1061":
+        member = NO_MEMBER.search(message)
+        if member is not None and member.group(1) in standard_library.FUNCTIONS:
+            said = message.split(" and no accessible")[0]
+            return dataclasses.replace(d, message=f"{said}: {member.group(1)} is a function: write {member.group(1)}(x), not x.{member.group(1)}()")
+    if "Func<" not in message and "Action<" not in message:
+        return d
+    for start in reversed([m.start(1) for m in DELEGATE.finditer(message)]):  # innermost last: outer spans stay put
+        depth, end = 0, start
+        for end in range(message.index("<", start), len(message)):
+            depth += {"<": 1, ">": -1}.get(message[end], 0) if message[end - 1:end] != "-" else 0
+            if depth == 0:
+                break
+        prefix = message[:start].removesuffix("System.")
+        message = prefix + leaks.function_type(NAMESPACE.sub("", message[start:end + 1])) + message[end + 1:]
+    message = message.replace("'method group'", "a named function").replace("Delegate '", "A function of type '")
+    return dataclasses.replace(d, message=message)
+
+
+def on_method_lines(csharp: list[Diagnostic], syntax: dict[str, SyntaxResult]) -> list[Diagnostic]:
+    """A diagnostic about a call continued over lines (`xs` / `.Count()`) on the line and span of the method's name.
+
+    Roslyn reports an invocation where it starts, which is its receiver's text, and maps its span from there as if
+    the C# line were the Kite one; so of the receiver and the calls chained on it from that place, the diagnostic
+    is about the one whose text, joined onto one line, is as long as its span. The receiver's own (an unknown `xs`)
+    stays (docs/language.md, "Where a diagnostic is")."""
+    calls: dict[str, dict[tuple[int, int], list[n.Call]]] = {}
+    for file, result in syntax.items():
+        if result.module is not None and any(d.file == file for d in csharp):
+            starts = calls.setdefault(file, {})
+            for node in n.descendants(result.module):
+                if isinstance(node, n.Call) and isinstance(node.func, n.Member) and node.func.end_line > node.func.target.end_line:
+                    starts.setdefault((node.line, node.column), []).append(node)
+    moved = []
+    for d in csharp:
+        chain = calls.get(d.file, {}).get((d.line, d.column))
+        if chain and d.end_line == d.line and syntax[d.file].parsed_lines:
+            lines = syntax[d.file].parsed_lines
+            innermost = chain[-1].func  # descendants walks a chain's outer calls first
+            assert isinstance(innermost, n.Member)
+            receiver = innermost.target
+            length = d.end_column - d.column
+            about = min([receiver, *chain], key=lambda node: abs(_joined_length(node, lines) - length))
+            if isinstance(about, n.Call) and isinstance(about.func, n.Member):
+                member = about.func
+                d = dataclasses.replace(d, line=member.end_line, column=member.end_column - len(member.name),
+                                        end_line=about.end_line, end_column=about.end_column)
+        moved.append(d)
+    return moved
+
+
+def _joined_length(node: n.Node, lines: Sequence[str]) -> int:
+    """How long the node's text is with its line breaks and the indentation after them taken out."""
+    if node.end_line == node.line:
+        return node.end_column - node.column
+    middle = sum(len(lines[i - 1].strip()) for i in range(node.line + 1, node.end_line))
+    last = lines[node.end_line - 1][:node.end_column - 1].lstrip()
+    return len(lines[node.line - 1]) - (node.column - 1) + middle + len(last)
 
 
 def untyped_in_kite_terms(d: Diagnostic, module: Module) -> Diagnostic:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -36,3 +37,18 @@ def test_the_rules_read_tests_as_they_read_functions():
         marked = sorted((number, rule) for number, line in enumerate(lines, start=1) for rule in re.findall(r"# (CA\d{4})", line))
         fired = sorted((int(m.group(1)), m.group(2)) for m in re.finditer(rf"^{re.escape(fixture.name)}\((\d+)\): warning (CA\d{{4}}):", result.output, re.MULTILINE))
         assert marked and fired == marked, result.output
+
+
+def test_a_call_continued_over_lines_is_reported_on_the_line_of_its_method():
+    """Roslyn reports an invocation where its receiver starts: kite moves it to the method's name, and leaves a
+    diagnostic about the receiver itself on the receiver's line (docs/language.md, "Where a diagnostic is")."""
+    folder = ANALYZER_FIXTURES / "continued"
+    result = run_kite(["check", "--format", "json", "calls.kite", "receiver.kite"], cwd=folder)
+    reported = json.loads(result.output)["diagnostics"]
+    for fixture in sorted(folder.glob("*.kite")):
+        lines = fixture.read_text().splitlines()
+        marked = sorted((number, rule) for number, line in enumerate(lines, start=1) for rule in re.findall(r"# (C[AS]\d{4})", line))
+        fired = sorted((d["line"], d["id"]) for d in reported if d["file"].endswith(fixture.name) and d["id"].startswith("C"))
+        assert marked and fired == marked, result.output
+    count = next(d for d in reported if d["line"] == 6)
+    assert (count["column"], count["end_line"], count["end_column"]) == (10, 6, 17)  # `Count()`, not `xs`

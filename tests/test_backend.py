@@ -219,3 +219,21 @@ def test_each_cs0411_is_explained_from_the_shape_of_its_code(tmp_path):
         "    print(zs)\n    print(nones)\n"
     )
     assert_snapshot(run_kite(["check", "shapes.kite"], cwd=tmp_path).output, MESSAGES / "cs0411_shapes.expected")
+
+
+FUNCTION_WORDS = (
+    "module Words\n\nfn apply(f: fn(int) -> int, x: int) -> int\n    return f(x)\n\n"
+    "fn add(a: int, b: int) -> int\n    return a + b\n\n"
+    "fn size(xs: list<int>) -> int\n    return xs.len()\n\n"
+    "fn run() -> int\n    return apply(add, 1) + apply(fn(a, b) => a + b, 2)\n"
+)
+
+
+def test_a_c_sharp_message_about_a_function_type_or_a_std_function_says_it_in_kite_words(checker, tmp_path):
+    """LANGUAGE.md section 12: `System.Func<int, int>` is `fn(int) -> int`, and `xs.len()` is written len(xs)."""
+    (tmp_path / "words.kite").write_text(FUNCTION_WORDS, encoding="utf-8")
+    [unit] = [source.read() for source in find_units([str(tmp_path / "words.kite")])]
+    said = {d.id: d.message for d in checker.check(unit).diagnostics if d.id.startswith("CS")}
+    assert said["CS1503"] == "Argument 1: cannot convert from a named function to 'fn(int) -> int'"
+    assert said["CS1593"] == "A function of type 'fn(int) -> int' does not take 2 arguments"
+    assert said["CS1061"].endswith(": len is a function: write len(x), not x.len()") and "no accessible" not in said["CS1061"]

@@ -41,3 +41,11 @@ def test_no_two_habits_share_a_fixture_and_every_habit_says_what_to_write():
     assert len({h.slug for h in table}) == len(table)
     assert [h.written for h in table if not h.write or h.write == h.message] == []
     assert [h.written for h in table if h.language == "Python" and h.write not in h.message] == []
+
+
+def test_only_a_question_mark_of_a_ternary_is_called_one(tmp_path):
+    """C#'s `?.` is no ternary: it keeps the parser's message, and the ternary's advice is not given for it."""
+    path = tmp_path / "member.kite"
+    path.write_text("module Member\n\nfn f(s: str?) -> int\n    return s?.Length\n")
+    output = checked(path)
+    assert "KT000" in output and "ternary" not in output

@@ -54,11 +54,17 @@ BLOCK_STATEMENTS = frozenset({
     "unless", "until", "function", "func", "elsif", "elseif",
 })
 NOT_KITE_STATEMENTS = frozenset(STATEMENT_HABITS)
+# Another language's operator where the parser finds it unexpected inside an expression (C#'s ternary, a lambda
+# without fn), with what to write: "'?' is C#: Kite has no ternary ?: ...".
+EXPRESSION_HABITS: dict[str, tuple[str, str]] = {
+    "?": ("C#", "Kite has no ternary ?:, write if cond with a return (or an assignment) in each branch"),
+    "=>": ("C#", "write a lambda as fn(x) => x * 2"),
+}
 # Those with a Kite spelling of their own: the fix writes it (and drops the ':' its header may end with).
 KITE_SPELLINGS = {"def": "fn", "function": "fn", "func": "fn", "elsif": "elif", "elseif": "elif", "const": "let"}
 BLOCK_STATEMENT = re.compile(r"(?:" + "|".join(sorted(BLOCK_STATEMENTS)) + r")\b")
 
 
 def statement_message(word: str) -> str:
-    language, advice = STATEMENT_HABITS[word]
+    language, advice = {**STATEMENT_HABITS, **EXPRESSION_HABITS}[word]
     return f"'{word}' is {language}: {advice}"

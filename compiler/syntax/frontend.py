@@ -16,7 +16,7 @@ from lark.lexer import PatternStr
 from kite.diagnostics import Diagnostic, Edit, Fix
 from kite.source import SourceFile
 from kite.syntax import layout as layout_pass, leak_fixes, leaks, nodes as n
-from kite.syntax.foreign import KITE_SPELLINGS, NOT_KITE_STATEMENTS, statement_message
+from kite.syntax.foreign import EXPRESSION_HABITS, KITE_SPELLINGS, NOT_KITE_STATEMENTS, statement_message
 from kite.syntax.nodes import Module, Span
 from kite.syntax.parser import KiteSyntaxError, lark_parser, parse_module
 from kite.syntax.rules import CSHARP_LEAK, SYNTAX, leak_message
@@ -250,6 +250,11 @@ def describe(error: Exception, lines: list[str], last_line: int) -> tuple[Span, 
         return _token_span(token), f"a header line has no ':' at the end: write '{stripped[:-1].rstrip()}'", _without_colon(line, text)
     if indent == 0 and first_word and first_word not in ITEM_KEYWORDS:
         return Span.of_name(line, 1, first_word), f"'{first_word}' cannot stand at the top level: only use, let, type, enum, fn and test can", None
+    after = text[token.column:token.column + 1]
+    operator = "=>" if token.value == "=" and after == ">" else token.value
+    # `fn(x) => ...` parses: an unexpected `=>` is a lambda without fn; a `?` not C#'s `?.`, `??` or `?[` is a ternary
+    if operator in EXPRESSION_HABITS and not (operator == "?" and after in (".", "?", "[")):
+        return Span(line, token.column, line, token.column + len(operator)), statement_message(operator), None
     return _token_span(token), f"unexpected {_found(token)}: expected {_expected(error.expected)}", None
 
 

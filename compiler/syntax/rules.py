@@ -64,13 +64,13 @@ class Habit:
 # A leak the table names by its shape, and the one its fixture writes.
 HABIT_EXAMPLES = {"Func<...>": "Func<int, bool>", "Action<...>": "Action<string>", "nameof(...)": "nameof"}
 SYMBOL_NAMES = {"&": "and ", "|": "or ", "+": "plus ", "-": "minus ", "/": "slash ", ";": "semicolon", "{": "open brace",
-                "}": "close brace", "$": "dollar ", '"': "string", "!": "bang", " ": " "}
+                "}": "close brace", "$": "dollar ", '"': "string", "!": "bang", " ": " ", "?": "ternary", "=": "lambda ", ">": "arrow"}
 
 
 def habits() -> list[Habit]:
     """Every habit of Python, C# and their neighbours that Kite reports, with the message it gets."""
     found = [Habit(SYNTAX.id, word, language, foreign.statement_message(word), advice)
-             for word, (language, advice) in foreign.STATEMENT_HABITS.items()]
+             for word, (language, advice) in {**foreign.STATEMENT_HABITS, **foreign.EXPRESSION_HABITS}.items()]
     for token in leaks.leaked_tokens():
         message = leak_message(HABIT_EXAMPLES.get(token, token))
         advice = leaks.ADVICE.get(token.removesuffix("(...)")) or message.split(": ", 1)[-1]
