@@ -42,6 +42,9 @@ def test_roslyn_and_the_analyzers_are_loaded_from_ready_to_run_images():
     done = subprocess.run([sys.executable, "-c", LOADED], cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     loaded, images, ready_to_run = json.loads(done.stdout.splitlines()[-1])
+    from kite.dotnet.runtime import boot
+
+    boot()  # for is_ready_to_run's PEReader
     for image in images:
         assert loaded[Path(image).stem] == image
         assert is_ready_to_run(image), image
