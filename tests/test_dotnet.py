@@ -109,6 +109,7 @@ def test_the_lock_file_pins_exact_versions():
 def test_kite_version_names_roslyn_and_the_analyzers():
     from conftest import REPO, run_kite
 
+    packages.make_ready_to_run(packages.restore().cache_dir, wait=True)  # made in the background on a fresh machine
     result = run_kite(["--version"], cwd=REPO)
     assert result.exit_code == 0
     assert "Roslyn (Microsoft.CodeAnalysis.CSharp) 5.12.0" in result.output

@@ -9,8 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import FIXTURES, REPO, run_kite
-from kite.dotnet.packages import READY_TO_RUN_SWITCH
+from kite.dotnet import packages as dotnet_packages
+from kite.dotnet.packages import READY_TO_RUN_PENDING, READY_TO_RUN_SWITCH
 
 
 def is_ready_to_run(path: str) -> bool:
@@ -22,18 +25,31 @@ def is_ready_to_run(path: str) -> bool:
         return reader.PEHeaders.CorHeader.ManagedNativeHeaderDirectory.Size > 0
 
 
+LOADED = """
+import json
+from kite.dotnet.roslyn import RoslynService
+packages = RoslynService().runtime.packages
+from System import AppDomain
+loaded = {assembly.GetName().Name: assembly.Location for assembly in AppDomain.CurrentDomain.GetAssemblies()}
+print(json.dumps([loaded, packages.compiler_images + packages.analyzer_images, packages.ready_to_run]))
+"""
+
+
 def test_roslyn_and_the_analyzers_are_loaded_from_ready_to_run_images():
-    from kite.dotnet.roslyn import RoslynService
+    restored = dotnet_packages.restore()
+    dotnet_packages.make_ready_to_run(restored.cache_dir, wait=True)  # they are made in the background: wait for them
+    # A process started now loads them (this one may have booted .NET on the IL DLLs while they were being made).
+    done = subprocess.run([sys.executable, "-c", LOADED], cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    loaded, images, ready_to_run = json.loads(done.stdout.splitlines()[-1])
+    from kite.dotnet.runtime import boot
 
-    packages = RoslynService().runtime.packages
-    from System import AppDomain
-
-    loaded = {assembly.GetName().Name: assembly.Location for assembly in AppDomain.CurrentDomain.GetAssemblies()}
-    for image in (*packages.compiler_images, *packages.analyzer_images):
+    boot()  # for is_ready_to_run's PEReader
+    for image in images:
         assert loaded[Path(image).stem] == image
         assert is_ready_to_run(image), image
-    assert not any(is_ready_to_run(dll) for dll in (*packages.compiler_dlls, *packages.analyzer_dlls))  # the check can fail
-    assert packages.ready_to_run.startswith("made by Microsoft.NETCore.App.Crossgen2.")
+    assert not any(is_ready_to_run(dll) for dll in (*restored.compiler_dlls, *restored.analyzer_dlls))  # the check can fail
+    assert ready_to_run.startswith("made by Microsoft.NETCore.App.Crossgen2.")
 
 
 CASES = [["check", "--format", "json", "samples"], ["test", "samples/word_count.kite"]] + [
@@ -68,5 +84,69 @@ def test_where_crossgen2_cannot_run_the_il_dlls_are_loaded_and_kite_says_why(tmp
     project = {**packages._project_bytes(), "KiteReadyToRun.csproj": b"<Project>not a project"}
     monkeypatch.setattr(packages, "_project_bytes", lambda: project)
     restored = packages.restore()
+    assert restored.ready_to_run == READY_TO_RUN_PENDING  # the first check never waits for crossgen2
+    assert restored.compiler_images == restored.compiler_dlls and restored.analyzer_images == restored.analyzer_dlls
+    packages.make_ready_to_run(restored.cache_dir, wait=True)  # the background process's work, or its end
+    restored = packages.restore()
     assert restored.compiler_images == restored.compiler_dlls and restored.analyzer_images == restored.analyzer_dlls
     assert restored.ready_to_run.startswith("none: `dotnet publish` with crossgen2 failed (")
+
+
+def restored_without_images(folder: Path) -> Path:
+    """A layout in `folder` naming the real restored DLLs, with no ReadyToRun images made yet."""
+    layout = json.loads((dotnet_packages.restore().cache_dir / "layout.json").read_text())
+    layout.pop("images", None), layout.pop("ready_to_run", None)
+    (folder / "layout.json").write_text(json.dumps(layout))
+    (folder / "KiteReadyToRun.csproj").write_bytes(dotnet_packages._project_bytes()["KiteReadyToRun.csproj"])
+    return folder / "layout.json"
+
+
+def test_a_crossgen2_killed_halfway_leaves_the_il_dlls_in_use_and_the_next_run_starts_over(tmp_path, monkeypatch):
+    layout_file = restored_without_images(tmp_path)
+    published, started = [], []
+
+    def publish(arguments, what, *, whole):
+        published.append(whole)
+        images = Path(arguments[arguments.index("-o") + 1])
+        images.mkdir(parents=True)
+        layout = json.loads(layout_file.read_text())
+        for dll in layout["compiler"] + layout["analyzers"]:
+            data = Path(dll).read_bytes()
+            (images / Path(dll).name).write_bytes(data if whole else data[: len(data) // 2])
+            if not whole:
+                raise KeyboardInterrupt  # killed in the middle of the first image
+        (tmp_path / "ready-to-run" / "obj").mkdir()
+        (tmp_path / "ready-to-run" / "obj" / "project.assets.json").write_text('{"project": {"frameworks": {"net10.0": {}}}}')
+        return subprocess.CompletedProcess(arguments, 0, "", "")
+
+    monkeypatch.setattr(dotnet_packages, "_start_making_ready_to_run", started.append)
+    monkeypatch.setattr(dotnet_packages, "_run_dotnet", lambda arguments, what: publish(arguments, what, whole=False))
+    with pytest.raises(KeyboardInterrupt):
+        dotnet_packages.make_ready_to_run(tmp_path)
+    half = dotnet_packages._read_layout(tmp_path, layout_file)
+    assert (half.compiler_images, half.analyzer_images) == (half.compiler_dlls, half.analyzer_dlls)
+    assert half.ready_to_run == READY_TO_RUN_PENDING and started == [tmp_path]  # and a later process tries again
+    monkeypatch.setattr(dotnet_packages, "_run_dotnet", lambda arguments, what: publish(arguments, what, whole=True))
+    dotnet_packages.make_ready_to_run(tmp_path)
+    dotnet_packages.make_ready_to_run(tmp_path)  # made: nothing more to do
+    whole = dotnet_packages._read_layout(tmp_path, layout_file)
+    assert published == [False, True] and started == [tmp_path]
+    assert whole.compiler_images != whole.compiler_dlls and whole.ready_to_run.startswith("made by crossgen2 in ")
+    for image, dll in zip(whole.compiler_images + whole.analyzer_images, whole.compiler_dlls + whole.analyzer_dlls):
+        assert Path(image).read_bytes() == Path(dll).read_bytes()  # the half image is gone, never named
+
+
+def test_a_second_process_never_makes_the_images_while_one_is_making_them(tmp_path, monkeypatch):
+    import fcntl
+
+    restored_without_images(tmp_path)
+    published, spawned = [], []
+    monkeypatch.setattr(dotnet_packages, "_run_dotnet", lambda *arguments: published.append(arguments))
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **_: spawned.append(command))
+    with open(tmp_path / ".ready-to-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process is making them
+        dotnet_packages.make_ready_to_run(tmp_path)
+        dotnet_packages._start_making_ready_to_run(tmp_path)
+    assert (published, spawned) == ([], [])
+    dotnet_packages._start_making_ready_to_run(tmp_path)
+    assert spawned == [[sys.executable, "-m", "kite.dotnet.packages", str(tmp_path)]]

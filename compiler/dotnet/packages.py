@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -22,6 +23,7 @@ from kite.progress import say
 PROJECT_FILES = ("KiteToolchain.csproj", "packages.lock.json", "KiteReadyToRun.csproj")
 RESTORE_TIMEOUT_SECONDS = 600
 READY_TO_RUN_SWITCH = "KITE_READY_TO_RUN"  # "0": load the restored IL DLLs, not their ReadyToRun copies
+READY_TO_RUN_PENDING = "none yet: crossgen2 is making them in the background"
 ANALYZER_PACKAGE = "Microsoft.CodeAnalysis.NetAnalyzers"
 
 
@@ -63,10 +65,10 @@ def restore() -> DotnetPackages:
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not layout_file.exists():
-                say("kite: first run: restoring the pinned .NET packages and precompiling Roslyn for this machine (once)")
+                say("kite: first run: restoring the pinned .NET packages (once)")
                 started = time.monotonic()
                 _restore_into(folder, project, layout_file)
-                say(f"kite: first run: .NET packages restored and precompiled: took {time.monotonic() - started:.0f} s")
+                say(f"kite: first run: .NET packages restored (Roslyn is precompiled in the background): took {time.monotonic() - started:.0f} s")
     return _read_layout(folder, layout_file)
 
 
@@ -77,16 +79,46 @@ def _restore_into(folder: Path, project: dict[str, bytes], layout_file: Path) ->
     if done.returncode != 0:
         raise ToolchainError(f"`dotnet restore` of Kite's .NET packages failed ({_first_error(done)}); is NuGet reachable?")
     layout = _layout_from_assets(json.loads((folder / "obj" / "project.assets.json").read_text()))
-    layout["images"], layout["ready_to_run"] = _ready_to_run(folder, project, layout)
+    # No "images" yet: the IL DLLs are loaded until make_ready_to_run adds them (in the background, see _read_layout).
     write_atomically(layout_file, json.dumps(layout, indent=1, sort_keys=True).encode())  # a half-written layout never counts as restored
 
 
-def _ready_to_run(folder: Path, project: dict[str, bytes], layout: dict) -> tuple[dict | None, str]:
+def make_ready_to_run(folder: Path, wait: bool = False) -> None:
+    """Add ReadyToRun images to a restored layout, once per folder: a process that finds another making them returns
+    at once (or, with `wait`, waits for it). The layout names them only when all are written, in one atomic rewrite,
+    so a crossgen2 killed halfway leaves the IL DLLs in use and the next process starts over."""
+    with open(folder / ".ready-to-run.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        layout_file = folder / "layout.json"
+        layout = json.loads(layout_file.read_text())
+        if "images" in layout:
+            return
+        layout["images"], layout["ready_to_run"] = _ready_to_run(folder, layout)
+        write_atomically(layout_file, json.dumps(layout, indent=1, sort_keys=True).encode())
+
+
+def _start_making_ready_to_run(folder: Path) -> None:
+    """make_ready_to_run in a process of its own, detached: no command waits for crossgen2, and Ctrl-C or the end
+    of the command that started it does not stop it. Not started while another is making them (the same lock)."""
+    with open(folder / ".ready-to-run.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+    subprocess.Popen([sys.executable, "-m", "kite.dotnet.packages", str(folder)], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _ready_to_run(folder: Path, layout: dict) -> tuple[dict | None, str]:
     """ReadyToRun copies of the compiler and analyzer DLLs, and how they were made. Only speed depends on them, so
     a machine where crossgen2 cannot run (no pack for its runtime, NuGet unreachable) loads the IL DLLs instead."""
     work = folder / "ready-to-run"
-    work.mkdir(exist_ok=True)
-    (work / PROJECT_FILES[2]).write_bytes(project[PROJECT_FILES[2]])
+    shutil.rmtree(work, ignore_errors=True)  # what a killed run left: never used, since no layout names it
+    work.mkdir()
+    (work / PROJECT_FILES[2]).write_bytes((folder / PROJECT_FILES[2]).read_bytes())
     inputs = "".join(f"<Reference Include={quoteattr(path)} />" for path in layout["compiler"] + layout["analyzers"])
     (work / "inputs.props").write_text(f"<Project><ItemGroup>{inputs}</ItemGroup></Project>\n")
     done = _run_dotnet(["publish", str(work / PROJECT_FILES[2]), "-c", "Release", "-o", str(work / "images")],
@@ -139,9 +171,11 @@ def _layout_from_assets(assets: dict) -> dict:
 
 def _read_layout(folder: Path, layout_file: Path) -> DotnetPackages:
     layout = json.loads(layout_file.read_text())
-    images, ready_to_run = layout["images"], layout["ready_to_run"]
+    images, ready_to_run = layout.get("images"), layout.get("ready_to_run", READY_TO_RUN_PENDING)
     if os.environ.get(READY_TO_RUN_SWITCH) == "0":
         images, ready_to_run = None, f"none: {READY_TO_RUN_SWITCH}=0"
+    elif "images" not in layout:
+        _start_making_ready_to_run(folder)
     images = images or {"compiler": layout["compiler"], "analyzers": layout["analyzers"]}
     needed = [*layout["compiler"], *layout["analyzers"], *layout["references"], *images["compiler"], *images["analyzers"]]
     missing = [path for path in needed if not Path(path).exists()]
@@ -158,3 +192,7 @@ def _read_layout(folder: Path, layout_file: Path) -> DotnetPackages:
         analyzer_images=tuple(images["analyzers"]),
         ready_to_run=ready_to_run,
     )
+
+
+if __name__ == "__main__":  # _start_making_ready_to_run's process
+    make_ready_to_run(Path(sys.argv[1]))
