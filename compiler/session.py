@@ -47,6 +47,8 @@ from kite.testing.limits import Limits
 from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
 
 if TYPE_CHECKING:  # the worker (its sandbox, its pool) is imported when a test first runs: `kite check` never needs it
+    from kite.pipeline import SyntaxResult
+    from kite.source import SourceFile
     from kite.testing.worker import ProcessPool
 
 HOST_SOURCE = "KiteTestHost.cs"
@@ -114,7 +116,14 @@ class Session:
         # Its methods may run on several threads at once (answers in flight, a server's requests): the compile
         # child and the process pool serialize what must be serialized; this guards what is built on first use.
         self._lock = threading.Lock()
-        self._test_files = functools.lru_cache(maxsize=TEST_FILES_KEPT)(test_file_layer)
+        self._kept_test_files = functools.lru_cache(maxsize=TEST_FILES_KEPT)(test_file_layer)
+        self._test_files_lock = threading.Lock()
+
+    def _test_files(self, source: SourceFile) -> tuple[SyntaxResult, tuple[Diagnostic, ...]]:
+        """A test file's Kite layer, read once: answers in flight on several threads meet the same hidden tests, and
+        lru_cache alone lets each of them miss while the first is still reading."""
+        with self._test_files_lock:
+            return self._kept_test_files(source)
 
     def __enter__(self) -> Self:
         return self

@@ -602,7 +602,14 @@ def test_a_tasks_hidden_tests_are_read_once_for_all_its_answers(tmp_path, tasks,
 
     parsed = []
     real = frontend.parse_module
-    monkeypatch.setattr(frontend, "parse_module", lambda text, *rest: parsed.append(text) or real(text, *rest))
+
+    def slow_parse(text, *rest):
+        """A slow read (as a cold parser's first is) lets the answers in flight on other threads reach the same file."""
+        parsed.append(text)
+        time.sleep(0.3 if 'test "adds"' in text else 0)
+        return real(text, *rest)
+
+    monkeypatch.setattr(frontend, "parse_module", slow_parse)
     write_run(tmp_path / "run.jsonl", [kite_block(ADDER), kite_block(ADDER.replace("a + b", "b + a")), kite_block("module Adder\n\nfn add(a: int) -> int\n    return a\n")])
     _, results = score(tmp_path, "--tasks", str(tasks))
     assert [r["passes"] for r in results] == [True, True, False]
