@@ -175,8 +175,9 @@ def read_message(stream) -> dict:
     return json.loads(stream.read(length))
 
 
-def test_malformed_params_get_invalid_params_never_silence():
-    """A bare client, as the typed one would not send them: hover without a position, and others, each answered."""
+async def test_malformed_params_get_invalid_params_never_silence():
+    """A bare client, as the typed one would not send them: hover without a position, and others, each answered.
+    Async only as the module's other tests are (one event loop for the module); it blocks, with nothing else to run."""
     methods = ["textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/rename",
                "textDocument/signatureHelp"]
     server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
