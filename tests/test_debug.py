@@ -170,7 +170,7 @@ def test_a_breakpoint_stops_on_the_kite_line_with_kite_frames_names_and_values(c
     stale = evaluate("line_total(line) + 0 == line_total(line)")
     assert stale["body"]["result"] == "true"
     assert evaluate("line.name")["body"]["result"] == '"pen"'
-    assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program"
+    assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program or the standard library"
     assert evaluate("line_total(line, 2)")["message"] == "line_total takes 1 argument(s), not 2"
 
     second = client.request("launch", program=ORDERS)
@@ -350,6 +350,32 @@ def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
                                            "to abort it; the session has ended"},
         {"expression": "start", "error": "no program is being debugged"},
     ]
+
+
+def test_evaluate_calls_the_standard_library_and_takes_str_and_dec_arguments():
+    """The stdlib's overload the program's own call would take (List<T> over IEnumerable<T>, a generic's type
+    arguments from the values); strs and decs, of the frame or literals, made in the debuggee; results in Kite's words."""
+    calls = {
+        "len(words)": "3", "len(name)": "3", "len(counts)": "1", "len(seen)": "1", "upper(name)": '"PEN"', "abs(n)": "7",
+        "abs(-2.5)": "2.5", "round(price, 1)": "1.3", "min(n, 3)": "-7", "min(price, 2.0)": "1.25", "max(words)": '"pen"',
+        "sum(range(4))": "6", "join(words, \"+\")": '"pen+ink+nib"', "join(counts, \",\")": '"pen"',
+        "sorted(words)": '["ink", "nib", "pen"]', "sorted(seen)": "[4]", "keys(counts)": '["pen"]', "values(counts)": "[3]",
+        "contains(name, 'e')": "true", "split(\"a,b\", \",\")": '["a", "b"]', 'upper("a\\"b")': '"A\\"B"',
+        'parse_int("12")': "12", 'parse_int("x")': "none", "to_str(words)": '"[pen, ink, nib]"',
+        "shout(name)": '"PEN!"', 'shout("ink") + "?"': '"INK!?"', "half(price)": "0.625", "len(split(name, \"e\"))": "2",
+    }
+    refused = {
+        "print(name)": "print is not pure: evaluate calls functions only for their results",
+        "len(n)": "len does not take these arguments: len(x) -> int",
+        "len(words, 2)": "len takes 1 argument(s), not 2",
+        "to_str(n)": "to_str of an int, dec, bool or char is not run in the debuggee (it would need the value boxed): "
+                     "evaluate the value itself, shown as Kite spells it",
+    }
+    evals = [*calls, *refused, "name"]
+    result = run_kite(["debug", str(DEBUG / "Texts.kite"), "--break", "18", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
+    assert result.exit_code == 0, result.output
+    answers = {e["expression"]: e.get("value", e.get("error")) for e in json.loads(result.output)["evaluations"]}
+    assert answers == {**calls, **refused, "name": '"pen"'}
 
 
 def test_kite_debug_stops_in_one_test_with_its_locals():

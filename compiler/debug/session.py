@@ -73,6 +73,7 @@ class DebugSession:
     # ---- launch
 
     def launch(self, target: Target) -> int:
+        from kite.dotnet.stdlib import STDLIB_DLL
         from kite.session import Session
 
         program = Path(target.program)
@@ -110,7 +111,7 @@ class DebugSession:
         began = time.perf_counter()
         self.engine = self._start_engine(files, built.assembly.parent)
         seen = self._seen_by_engine
-        reply = self.engine.request("launch", program=seen(built.assembly), runner=seen(files.runner), hook=seen(files.hook),
+        reply = self.engine.request("launch", program=seen(built.assembly), stdlib=STDLIB_DLL, runner=seen(files.runner), hook=seen(files.hook),
                                     dotnet=_dotnet(), target=where, args=list(target.args),
                                     exceptions=target.stop_on_exception, types=mapping.kite_types())
         self.pid = reply["pid"]
@@ -259,32 +260,40 @@ class DebugSession:
         return Evaluator(lookup, self.children, call).evaluate(expression)
 
     def call(self, name: str, arguments: list[dict]) -> dict:
-        """The program's function `name` run on the stopped thread with `arguments` (values of this stop, int and bool
-        literals), aborted after CALL_SECONDS; the stop goes on, its frames read again (the run made them stale)."""
-        method = self._mapping().function_named(name)
-        if method is None:
-            raise EvaluationError(f"'{name}' is not a function of the program")
-        if len(arguments) != len(method.parameters):
-            raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
-        passed = []
-        for argument in arguments:
-            if argument.get("ref"):
-                passed.append({"ref": argument["ref"]})
-            elif argument["kind"] == "int":
-                passed.append({"int": int(argument["text"])})
-            elif argument["kind"] == "bool":
-                passed.append({"bool": argument["text"] == "true"})
-            else:
-                raise EvaluationError(f"a call takes records, collections, ints and bools as arguments, not {argument['text']}")
+        """`name` run on the stopped thread with `arguments` (values of this stop and literals), aborted after
+        CALL_SECONDS; the stop goes on, its frames read again (the run made them stale). A standard-library name is
+        the standard library's, as the code generator calls it, through the overload C# picked for the program."""
+        from kite import standard_library
+
+        std = standard_library.FUNCTIONS.get(name)
+        if std is not None:
+            if not std.pure:
+                raise EvaluationError(f"{name} is not pure: evaluate calls functions only for their results")
+            if len(arguments) not in std.arities:
+                raise EvaluationError(f"{name} takes {' or '.join(map(str, std.arities))} argument(s), not {len(arguments)}")
+            callee: dict = {"std": name}
+        else:
+            method = self._mapping().function_named(name)
+            if method is None:
+                raise EvaluationError(f"'{name}' is not a function of the program or the standard library")
+            if len(arguments) != len(method.parameters):
+                raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
+            callee = {"token": method.token}
+        passed = [_argument(argument) for argument in arguments]
         try:
-            reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, token=method.token, args=passed,
-                                           ms=int(CALL_SECONDS * 1000))
+            reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, args=passed, ms=int(CALL_SECONDS * 1000),
+                                           **callee)
         finally:
             self._forget_stop()
         if reply.get("stuck"):  # the call could not be aborted: the debuggee is in no state to go on
             self.end()
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and the debuggee could not "
                                   "be stopped to abort it; the session has ended")
+        if reply.get("boxing"):
+            raise EvaluationError(f"{name} of an int, dec, bool or char is not run in the debuggee (it would need the value "
+                                  "boxed): evaluate the value itself, shown as Kite spells it")
+        if reply.get("no_overload") and std is not None:
+            raise EvaluationError(f"{name} does not take these arguments: {std.signature}")
         if reply.get("aborted"):
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and was aborted")
         if "exception" in reply:
@@ -377,6 +386,23 @@ class DebugSession:
         if self.mapping is None:
             raise EngineError("no program is being debugged")
         return self.mapping
+
+
+def _argument(value: dict) -> dict:
+    """A call's argument as the engine takes it: a value of this stop by its reference (a record, a collection), or a
+    value to make in the debuggee (a str or dec is made again from its text: equal values, and Kite has no identity)."""
+    kind = value["kind"]
+    if value.get("ref"):
+        return {"ref": value["ref"]}
+    if kind == "int":
+        return {"int": int(value["text"])}
+    if kind == "bool":
+        return {"bool": value["text"] == "true"}
+    if kind == "dec":
+        return {"dec": value["text"]}
+    if kind in ("str", "char") and "raw" in value:
+        return {kind: value["raw"]}
+    raise EvaluationError(f"a call takes records, collections, strs, chars, ints, decs and bools as arguments, not {value['text']}")
 
 
 def _dotnet() -> str:
