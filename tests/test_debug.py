@@ -335,21 +335,44 @@ def test_kite_debug_prints_the_first_stop_and_ends_the_session():
 
 
 def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
-    evals = ["twice(start, true)", "spin(start)", "start", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(1)", "start"]
+    evals = ["twice(start, true)", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(start)", "start",
+             "spin(1)", "twice(1, false)", "abs(start - 5) + 1"]
     result = run_kite(["debug", str(DEBUG / "Spins.kite"), "--break", "19", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
     assert result.exit_code == 0, result.output
+    refused = ("no more calls of the program's functions in this session: spin(...) was aborted, and the runtime cannot stop "
+               "the debuggee's thread again to abort another; standard-library calls, names, fields and operators still evaluate")
     assert json.loads(result.output)["evaluations"] == [
         {"expression": "twice(start, true)", "value": "600"},
-        {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
-        {"expression": "start", "value": "3"},
         {"expression": "twice(4, false) + start", "value": "11"},
         {"expression": "share(start, 0)", "error": "share(...) crashed: DivideByZeroException: Attempted to divide by zero."},
         {"expression": "share(9, start)", "value": "3"},
-        # A second abort in one session: mscordbi's Stop does not return; the bounded wait ends the session instead
-        {"expression": "spin(1)", "error": "spin(...) ran past the 2 s limit of a call and the debuggee could not be stopped "
-                                           "to abort it; the session has ended"},
-        {"expression": "start", "error": "no program is being debugged"},
+        {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
+        {"expression": "start", "value": "3"},
+        # After an abort mscordbi's Stop never returns for that thread again: a second abort would end the session
+        {"expression": "spin(1)", "error": refused},
+        {"expression": "twice(1, false)", "error": refused},
+        {"expression": "abs(start - 5) + 1", "value": "3"},  # the standard library's functions end on their own
     ]
+
+
+def test_after_an_aborted_call_the_session_goes_on_without_pause(client):
+    spins = str(DEBUG / "Spins.kite")
+    client.launch(program=spins)
+    client.ok("setBreakpoints", source={"path": spins}, breakpoints=[{"line": 18}])
+    client.ok("configurationDone")
+    thread = client.stop()["threadId"]
+    top = client.frames(thread)["stackFrames"][0]["id"]
+    assert client.request("evaluate", expression="spin(1)", frameId=top)["message"].endswith("was aborted")
+    refused = client.request("pause", threadId=thread)
+    assert not refused["success"] and refused["message"].startswith("pause is not served after spin(...) was aborted")
+    client.ok("next", threadId=thread)
+    assert client.stop()["reason"] == "step"  # a step (a breakpoint too) still stops the thread
+    [frame] = client.frames(thread)["stackFrames"]
+    assert frame["line"] == 19 and client.locals(frame["id"])["start"]["value"] == "3"
+    assert evaluate_in(client, frame["id"], "abs(start - 5)") == "2"
+    client.ok("next", threadId=thread)  # past main's last line: out through the generated entry, to the end
+    assert client.event("exited")["exitCode"] == 0
+    assert "start: 3\n" in [e["body"]["output"] for e in client.events if e["event"] == "output"]
 
 
 def test_evaluate_calls_the_standard_library_and_takes_str_and_dec_arguments():

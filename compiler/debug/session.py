@@ -67,6 +67,7 @@ class DebugSession:
         self._loaded = threading.Event()
         self._step: dict | None = None  # a step in progress: kind, start (token, line), micro-steps so far
         self._ended = False
+        self.aborted_call: str | None = None  # a call aborted in this session: the runtime cannot stop its thread again
         self._lock = threading.RLock()
         self.timings: dict[str, float] = {}  # seconds of a launch's parts (benchmarks/debug.py)
 
@@ -191,6 +192,9 @@ class DebugSession:
             self._engine().request("step", kind=kind, range=list(self._mapping().step_range(token, offset)))
 
     def pause(self) -> None:
+        if self.aborted_call is not None:
+            raise EngineError(f"pause is not served after {self.aborted_call}(...) was aborted: the runtime cannot stop the "
+                              "debuggee's thread while it runs again; a breakpoint still stops it")
         self._engine().request("pause")
 
     # ---- a stopped frame
@@ -279,6 +283,11 @@ class DebugSession:
             if len(arguments) != len(method.parameters):
                 raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
             callee = {"token": method.token}
+        if self.aborted_call is not None and std is None:
+            # The standard library's functions end on their own (bounded by their arguments); the program's may not
+            raise EvaluationError(f"no more calls of the program's functions in this session: {self.aborted_call}(...) was "
+                                  "aborted, and the runtime cannot stop the debuggee's thread again to abort another; "
+                                  "standard-library calls, names, fields and operators still evaluate")
         passed = [_argument(argument) for argument in arguments]
         try:
             reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, args=passed, ms=int(CALL_SECONDS * 1000),
@@ -295,6 +304,7 @@ class DebugSession:
         if reply.get("no_overload") and std is not None:
             raise EvaluationError(f"{name} does not take these arguments: {std.signature}")
         if reply.get("aborted"):
+            self.aborted_call = name
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and was aborted")
         if "exception" in reply:
             failed = reply["exception"].rpartition(".")[2]
@@ -329,7 +339,7 @@ class DebugSession:
             step["count"] += 1
             if step["count"] < MAX_MICRO_STEPS and not (kite and mapping.on_new_line(token, offset, step["start"])):
                 self._forget_stop()
-                if not kite:  # in the standard library or generated code: back out to the Kite caller
+                if not kite or token not in mapping.methods:  # the stdlib, generated code (main's entry wrapper): back out
                     self._engine().request("step", kind="out")
                 else:
                     self._engine().request("step", kind=step["kind"] if step["kind"] != "out" else "over",
