@@ -218,6 +218,28 @@ def evaluate_in(client: Client, frame: int, expression: str) -> str:
     return client.ok("evaluate", expression=expression, frameId=frame)["result"]
 
 
+def test_a_launch_of_an_unchanged_program_reuses_its_debug_build_and_a_changed_one_is_built(tmp_path):
+    program = tmp_path / "Orders.kite"
+    program.write_text(Path(ORDERS).read_text())
+
+    def first_stop() -> tuple[bool, list]:
+        client = Client()
+        try:
+            client.launch(program=str(program))
+            client.ok("setBreakpoints", source={"path": str(program)}, breakpoints=[{"line": 13}])
+            client.ok("configurationDone")
+            frames = client.frames(client.stop()["threadId"])["stackFrames"]
+            return client.adapter.session.reused_build, [(f["name"], f["line"], f["source"]["path"]) for f in frames]
+        finally:
+            client.close()
+
+    built, frames = first_stop()
+    assert not built and frames == [("line_total", 13, str(program)), ("order_total", 20, str(program)), ("main", 31, str(program))]
+    assert first_stop() == (True, frames)
+    program.write_text(Path(ORDERS).read_text() + "\n")  # new bytes: a new checksum, a new build
+    assert first_stop() == (False, frames)
+
+
 def test_a_failed_expect_stops_in_the_test_with_its_kite_message(client):
     client.launch(program=ORDERS, test="the order total is wrong on purpose")
     client.ok("configurationDone")

@@ -5,7 +5,7 @@
 // and event on stdin/stdout (docs/debugger.md, "The engine").
 //
 //   KiteDebugEngine symbols DLL PDB   the PDB and metadata as JSON (kite.debug.mapping reads it)
-//   KiteDebugEngine serve             requests on stdin, replies and events on stdout
+//   KiteDebugEngine serve             requests on stdin, replies and events on stdout (symbols too)
 #nullable enable
 using System;
 using System.Collections.Generic;
@@ -116,6 +116,8 @@ namespace Kite.Debugging
         {
             switch (op)
             {
+                case "symbols":  // read from the engine already running: no process of its own on a launch's path
+                    return Symbols.Read(request["dll"]!.GetValue<string>(), request["pdb"]!.GetValue<string>());
                 case "launch":
                     return Launch(request);
                 case "bind":

@@ -8,21 +8,15 @@ exited, terminated), so the adapter only frames them.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from kite.debug import mapping as maps
-from kite.debug.engine import (
-    Engine,
-    EngineError,
-    EngineFiles,
-    build_engine,
-    read_symbols,
-    remove_folder,
-    scratch_folder,
-)
+from kite.debug.builds import build_key, keep, kept
+from kite.debug.engine import Engine, EngineError, EngineFiles, build_engine, remove_folder, scratch_folder
 from kite.debug.evaluate import EvaluationError, Evaluator
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
@@ -70,6 +64,8 @@ class DebugSession:
         self.aborted_call: str | None = None  # a call aborted in this session: the runtime cannot stop its thread again
         self._lock = threading.RLock()
         self.timings: dict[str, float] = {}  # seconds of a launch's parts (benchmarks/debug.py)
+        self._build_key: str | None = None  # what this program's debug build is kept under (kite.debug.builds)
+        self.reused_build = False  # the launch took an earlier launch's build of the same program
 
     # ---- launch
 
@@ -87,44 +83,84 @@ class DebugSession:
             raise UnusableInput(f"{target.program}: not a Kite program")
         self.folder = scratch_folder()
         began = time.perf_counter()
+        build = self.folder / "build"
+        build.mkdir()
         with Session() as session:
-            built = session.build(unit, self.folder / "build", debug=True, needs_main=False)
-            if built.assembly is None or built.pdb is None:
-                errors = [d.render() for d in built.result.diagnostics if d.severity.value == "error"]
-                raise LaunchError("the program does not compile: " + "; ".join(errors))
             files = build_engine(session.compiler, self.folder / "engine")
-        _, _, modules = front_end(unit)
+            # The engine's process starts while the program is built (its runtime's start is off the critical path);
+            # it reads the build's symbols once it is written, without a process of its own for that
+            self.engine = engine = self._start_engine(files, build)
+            _, _, modules = front_end(unit)
+            reused = self._kept_build(session, unit, modules, build)
+            if reused is not None:
+                assembly, symbols = reused
+                self.reused_build = True
+            else:
+                built = session.build(unit, build, debug=True, needs_main=False)
+                if built.assembly is None or built.pdb is None:
+                    errors = [d.render() for d in built.result.diagnostics if d.severity.value == "error"]
+                    raise self._never_launched("the program does not compile: " + "; ".join(errors))
+                assembly = built.assembly
+                symbols = engine.request("symbols", dll=self._seen_by_engine(built.assembly), pdb=self._seen_by_engine(built.pdb))
+                if self._build_key is not None:
+                    keep(_kept_builds(), self._build_key, built.assembly, built.pdb, symbols)
         functions = [f for source, module in zip(unit.sources, modules or []) if module for f in maps.functions_of(source.path, module)]
-        self.mapping = mapping = maps.Mapping(read_symbols(files, built.assembly, built.pdb), functions)
+        self.mapping = mapping = maps.Mapping(symbols, functions)
         if target.test is not None:
             method = mapping.test_method(target.test)
             if method is None:
                 known = ", ".join(f'"{title}"' for title in mapping.tests()) or "none"
-                raise LaunchError(f'no test "{target.test}" in {target.program} or its test files (its tests: {known})')
+                raise self._never_launched(f'no test "{target.test}" in {target.program} or its test files (its tests: {known})')
             where = ["test", method.type_name, method.csharp]
         else:
             method = next((m for m in mapping.methods.values() if m.csharp == "main" and m.static and not m.parameters), None)
             if method is None:
-                raise LaunchError(f"{target.program} has no fn main(): name one of its tests to debug (\"test\": \"<title>\")")
+                raise self._never_launched(f"{target.program} has no fn main(): name one of its tests to debug (\"test\": \"<title>\")")
             where = ["main"]
         self.entry = mapping.entry(method.token) if target.stop_on_entry else None
         self.timings["build"] = time.perf_counter() - began  # the debug build, the engine's image, the symbols
         began = time.perf_counter()
-        self.engine = self._start_engine(files, built.assembly.parent)
         seen = self._seen_by_engine
-        reply = self.engine.request("launch", program=seen(built.assembly), stdlib=STDLIB_DLL, runner=seen(files.runner), hook=seen(files.hook),
+        reply = engine.request("launch", program=seen(assembly), stdlib=STDLIB_DLL, runner=seen(files.runner), hook=seen(files.hook),
                                     dotnet=_dotnet(), target=where, args=list(target.args),
                                     exceptions=target.stop_on_exception, types=mapping.kite_types())
         self.pid = reply["pid"]
         if self.sandboxed:
             from kite.debug.sandbox import host_pid
 
-            self.pid = host_pid(self.engine.process.pid, reply["pid"])
+            self.pid = host_pid(engine.process.pid, reply["pid"])
         self.started = time.monotonic()
         if not self._loaded.wait(LOADED_SECONDS):
             raise LaunchError("the debuggee never loaded the program")
         self.timings["attach"] = time.perf_counter() - began  # engine and debuggee started, attached, module loaded
         return self.pid
+
+    def _kept_build(self, session, unit, modules, build: Path) -> tuple[Path, dict] | None:
+        """The debug build of this very program kept by an earlier launch, written into `build`, and its symbols;
+        None when there is none (then the key to keep this launch's build under is set)."""
+        from kite.dotnet.stdlib import STDLIB_DLL
+        from kite.pipeline import generate_for_debugger, has_entry_point
+        from kite.session import built_assembly_name
+
+        parsed = [module for module in modules or [] if module is not None]
+        if not parsed or len(parsed) != len(modules or []):
+            return None  # the build reports why
+        generated = generate_for_debugger(unit, parsed, entry_point=has_entry_point(parsed[0]))
+        stdlib = session.compiler.stdlib_image()
+        self._build_key = build_key(list(generated.sources), stdlib)
+        found = kept(_kept_builds(), self._build_key, built_assembly_name(generated.module_name))
+        if found is None:
+            return None
+        for path in (found.assembly, found.pdb):
+            shutil.copyfile(path, build / path.name)
+        (build / STDLIB_DLL).write_bytes(stdlib)
+        return build / found.assembly.name, found.symbols()
+
+    def _never_launched(self, message: str) -> LaunchError:
+        """The launch fails before any debuggee: the engine's end (when the front end closes the session) is no
+        session's end to report."""
+        self._ended = True
+        return LaunchError(message)
 
     def _seen_by_engine(self, path: Path) -> str:
         """A path of the engine's folder or the build as the engine sees it (inside the sandbox, or as it is)."""
@@ -413,6 +449,12 @@ def _argument(value: dict) -> dict:
     if kind in ("str", "char") and "raw" in value:
         return {kind: value["raw"]}
     raise EvaluationError(f"a call takes records, collections, strs, chars, ints, decs and bools as arguments, not {value['text']}")
+
+
+def _kept_builds() -> Path:
+    from kite.dotnet.packages import restore
+
+    return restore().cache_dir / "debug-builds"
 
 
 def _dotnet() -> str:
