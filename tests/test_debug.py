@@ -407,14 +407,13 @@ def test_evaluate_calls_the_standard_library_and_takes_str_and_dec_arguments():
         "sorted(words)": '["ink", "nib", "pen"]', "sorted(seen)": "[4]", "keys(counts)": '["pen"]', "values(counts)": "[3]",
         "contains(name, 'e')": "true", "split(\"a,b\", \",\")": '["a", "b"]', 'upper("a\\"b")': '"A\\"B"',
         'parse_int("12")': "12", 'parse_int("x")': "none", "to_str(words)": '"[pen, ink, nib]"',
+        "to_str(n)": '"-7"', "to_str(price)": '"1.25"', "to_str(true)": '"true"', "to_str('x')": '"x"',  # boxed first
         "shout(name)": '"PEN!"', 'shout("ink") + "?"': '"INK!?"', "half(price)": "0.625", "len(split(name, \"e\"))": "2",
     }
     refused = {
         "print(name)": "print is not pure: evaluate calls functions only for their results",
         "len(n)": "len does not take these arguments: len(x) -> int",
         "len(words, 2)": "len takes 1 argument(s), not 2",
-        "to_str(n)": "to_str of an int, dec, bool or char is not run in the debuggee (it would need the value boxed): "
-                     "evaluate the value itself, shown as Kite spells it",
     }
     evals = [*calls, *refused, "name"]
     result = run_kite(["debug", str(DEBUG / "Texts.kite"), "--break", "18", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)

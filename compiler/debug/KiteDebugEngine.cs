@@ -832,11 +832,13 @@ namespace Kite.Debugging
                         values[i] = Held(value, handles);
                     }
                 }
-                var boxed = new bool[args.Count];
+                var unbox = new bool[args.Count];  // a dec for a dec parameter: the value inside its box is passed
                 for (int i = 0; i < args.Count; i++)
                 {
                     bool isText = args[i]!["str"] != null;
-                    if (!isText && args[i]!["dec"] == null) continue;
+                    // A value type passed boxed: where the parameter is object ("box"), or a dec (made only so)
+                    var boxClass = args[i]!["box"]?.GetValue<string>() ?? (args[i]!["dec"] != null ? "System.Decimal" : null);
+                    if (!isText && boxClass == null) continue;
                     IntPtr made;
                     lock (gate)
                     {
@@ -851,9 +853,9 @@ namespace Kite.Debugging
                         }
                         else
                         {
-                            // A dec is a boxed System.Decimal whose inside is written once it is made: ICorDebug makes no
-                            // value-type value outside the debuggee
-                            Com.Check(Com.Call(made, Slot.EvalNewObjectNoConstructor, (void*)CoreClass("System.Decimal")), "ICorDebugEval::NewObjectNoConstructor");
+                            // A box whose inside is written once it is made: ICorDebug makes no value-type value outside
+                            // the debuggee, and boxes none
+                            Com.Check(Com.Call(made, Slot.EvalNewObjectNoConstructor, (void*)CoreClass(boxClass!)), "ICorDebugEval::NewObjectNoConstructor");
                         }
                     }
                     if (Run(made, limit) is JsonObject failed) return failed;
@@ -864,8 +866,8 @@ namespace Kite.Debugging
                         values[i] = Held(result, handles);
                         if (!isText)
                         {
-                            boxed[i] = true;
-                            SetDecimal(Unboxed(values[i]), args[i]!["dec"]!.GetValue<string>());
+                            unbox[i] = args[i]!["box"] == null;
+                            Write(Unboxed(values[i]), (JsonObject)args[i]!);
                         }
                     }
                 }
@@ -876,11 +878,11 @@ namespace Kite.Debugging
                     for (int i = 0; i < args.Count; i++)
                     {
                         if (values[i] == IntPtr.Zero) values[i] = Made(eval, (JsonObject)args[i]!);
-                        else if (boxed[i]) values[i] = Unboxed(values[i]);  // read again: the last run neutered the last one
+                        else if (unbox[i]) values[i] = Unboxed(values[i]);  // read again: the last run neutered the last one
                     }
                     var function = request["std"] is JsonNode name ? Overloaded(name.GetValue<string>(), values, args.Count)
                         : (Function(kiteModule, request["token"]!.GetValue<uint>()), Array.Empty<IntPtr>());
-                    if (function.Item1 == IntPtr.Zero) return new JsonObject { ["no_overload"] = true, ["boxing"] = wantsBox };
+                    if (function.Item1 == IntPtr.Zero) return new JsonObject { ["no_overload"] = true, ["box"] = new JsonArray(toBox.Select(i => (JsonNode)i).ToArray()) };
                     fixed (IntPtr* types = function.Item2.Length > 0 ? function.Item2 : new IntPtr[1])
                     fixed (IntPtr* passed = values)
                     {
@@ -969,10 +971,23 @@ namespace Kite.Debugging
             IntPtr made;
             var code = argument["int"] != null ? 0x08u : argument["char"] != null ? 0x03u : 0x02u;
             Com.Check(Com.Call(eval, Slot.EvalCreateValue, code, IntPtr.Zero, &made), "ICorDebugEval::CreateValue");
-            stop.Keep(made);
-            long bytes = code == 0x08u ? argument["int"]!.GetValue<int>() : code == 0x03u ? argument["char"]!.GetValue<string>()[0] : argument["bool"]!.GetValue<bool>() ? 1 : 0;
-            Com.Check(Com.Call(stop.Query(made, Iid.GenericValue), Slot.GenericSetValue, &bytes), "ICorDebugGenericValue::SetValue");  // little-endian: the low `size` bytes
+            Write(stop.Keep(made), argument);
             return made;
+        }
+
+        // An argument's value written into a value of its type (made, or inside a box)
+        private void Write(IntPtr value, JsonObject argument)
+        {
+            if (argument["dec"] is JsonNode dec)
+            {
+                SetDecimal(value, dec.GetValue<string>());
+                return;
+            }
+            var generic = stop.Query(value, Iid.GenericValue);
+            if (generic == IntPtr.Zero) throw new InvalidOperationException("an argument cannot be written");
+            long bytes = argument["int"] is JsonNode number ? number.GetValue<int>() : argument["char"] is JsonNode letter ? letter.GetValue<string>()[0]
+                : argument["bool"]!.GetValue<bool>() ? 1 : 0;
+            Com.Check(Com.Call(generic, Slot.GenericSetValue, &bytes), "ICorDebugGenericValue::SetValue");  // little-endian: the value's own bytes first
         }
 
         // The value inside a boxed one, held by a handle: valid until the debuggee runs again
@@ -992,7 +1007,7 @@ namespace Kite.Debugging
             *(uint*)(raw + 4) = (uint)bits[2];
             *(ulong*)(raw + 8) = (uint)bits[0] | ((ulong)(uint)bits[1] << 32);
             var generic = stop.Query(value, Iid.GenericValue);
-            if (generic == IntPtr.Zero) throw new InvalidOperationException("a made dec cannot be written");
+            if (generic == IntPtr.Zero) throw new InvalidOperationException("a dec argument cannot be written");
             Com.Check(Com.Call(generic, Slot.GenericSetValue, raw), "ICorDebugGenericValue::SetValue");
         }
 
@@ -1012,7 +1027,7 @@ namespace Kite.Debugging
         private (IntPtr, IntPtr[]) Overloaded(string name, IntPtr[] values, int count)
         {
             var typeArguments = Array.Empty<IntPtr>();
-            wantsBox = false;
+            toBox.Clear();
             if (stdModule == IntPtr.Zero) throw new InvalidOperationException("the standard library is not loaded yet");
             var types = new IntPtr[count];
             for (int i = 0; i < count; i++)
@@ -1030,7 +1045,17 @@ namespace Kite.Debugging
                 int score = 0;
                 for (int i = 0; i < count && score >= 0; i++)
                 {
-                    var one = Match(overload.Parameters[i], types[i], bound);
+                    int one;
+                    if (overload.Parameters[i].Code == Shape.Object)
+                    {
+                        // object takes any reference; a value type must come boxed (the caller asks again with a box)
+                        one = stop.Query(values[i], Iid.ReferenceValue) != IntPtr.Zero ? 0 : -1;
+                        if (one < 0) toBox.Add(i);
+                    }
+                    else
+                    {
+                        one = Match(overload.Parameters[i], types[i], bound);
+                    }
                     score = one < 0 ? -1 : score + one;
                 }
                 if (score > best && bound.All(t => t != IntPtr.Zero))
@@ -1043,7 +1068,7 @@ namespace Kite.Debugging
             return chosen == null ? (IntPtr.Zero, typeArguments) : (Function(stdModule, (uint)chosen.Token), typeArguments);
         }
 
-        private bool wantsBox;  // an overload failed only for want of a boxed argument
+        private readonly SortedSet<int> toBox = new();  // arguments an overload takes as object, not yet boxed
 
         // How well a parameter's shape takes a value of `type`: -1 not at all, 0 as object, 1 through IEnumerable<T>,
         // 3 exactly; a method type parameter is bound to the first type it meets and must meet the same one after.
@@ -1053,10 +1078,8 @@ namespace Kite.Debugging
             Com.Call(type, Slot.TypeGetType, &code);
             switch (shape.Code)
             {
-                case Shape.Object:  // a reference; a value type would need boxing, which a call does not do (yet)
-                    if (code is 0x0e or Shape.Class or Shape.Array) return 0;
-                    wantsBox = true;
-                    return -1;
+                case Shape.Object:  // a reference (a value type at a parameter is boxed first: Overloaded)
+                    return code is 0x0e or Shape.Class or Shape.Array ? 0 : -1;
                 case Shape.MethodParameter:
                     if (bound[shape.Index] == IntPtr.Zero) bound[shape.Index] = type;
                     return TypeKey(bound[shape.Index]) == TypeKey(type) ? 3 : -1;

@@ -30,6 +30,7 @@ LOADED_SECONDS = 60.0
 KILLED_SECONDS = 10.0  # a SIGKILLed debuggee's death, on a loaded machine
 CALL_SECONDS = 2.0  # a call in `evaluate` runs in the debuggee this long at most, then is aborted (docs/debugger.md)
 REPLY_SECONDS_FOR_CALL = CALL_SECONDS + 15.0  # the call, its abort and the engine's answer
+BOXES = {"int": "System.Int32", "bool": "System.Boolean", "char": "System.Char", "dec": "System.Decimal"}  # a value, boxed
 
 
 class LaunchError(UnusableInput):
@@ -325,18 +326,16 @@ class DebugSession:
                                   "aborted, and the runtime cannot stop the debuggee's thread again to abort another; "
                                   "standard-library calls, names, fields and operators still evaluate")
         passed = [_argument(argument) for argument in arguments]
-        try:
-            reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, args=passed, ms=int(CALL_SECONDS * 1000),
-                                           **callee)
-        finally:
-            self._forget_stop()
+        reply = self._call(callee, passed)
+        if reply.get("box"):  # a value type where the overload takes object: the same call with it boxed
+            for index in reply["box"]:
+                if arguments[index]["kind"] in BOXES:
+                    passed[index] = {**passed[index], "box": BOXES[arguments[index]["kind"]]}
+            reply = self._call(callee, passed)
         if reply.get("stuck"):  # the call could not be aborted: the debuggee is in no state to go on
             self.end()
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and the debuggee could not "
                                   "be stopped to abort it; the session has ended")
-        if reply.get("boxing"):
-            raise EvaluationError(f"{name} of an int, dec, bool or char is not run in the debuggee (it would need the value "
-                                  "boxed): evaluate the value itself, shown as Kite spells it")
         if reply.get("no_overload") and std is not None:
             raise EvaluationError(f"{name} does not take these arguments: {std.signature}")
         if reply.get("aborted"):
@@ -346,6 +345,12 @@ class DebugSession:
             failed = reply["exception"].rpartition(".")[2]
             raise EvaluationError(f"{name}(...) crashed: {failed}: {reply['message']}")
         return reply["value"]
+
+    def _call(self, callee: dict, passed: list[dict]) -> dict:
+        try:
+            return self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, args=passed, ms=int(CALL_SECONDS * 1000), **callee)
+        finally:
+            self._forget_stop()
 
     def threads(self) -> list[int]:
         return [self.stopped_thread or 1]
