@@ -12,3 +12,4 @@ COMPILE_TIMEOUT_SECONDS = 20.0  # each unit's pass through Roslyn (`--compile-ti
 COMPILE_MEMORY_MB = 2048
 DEBUG_TTL_SECONDS = 600.0  # `kite dap`, `kite debug --ttl`: a debug session lives at most this long
 REVEALS = ("tests", "names", "none")  # everything (the default); which test and why in general terms; not even names
+DEBUG_BUILDS_KEPT = 32  # debug builds of unchanged programs kept for the next launch (kite.debug.builds)

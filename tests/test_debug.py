@@ -170,7 +170,7 @@ def test_a_breakpoint_stops_on_the_kite_line_with_kite_frames_names_and_values(c
     stale = evaluate("line_total(line) + 0 == line_total(line)")
     assert stale["body"]["result"] == "true"
     assert evaluate("line.name")["body"]["result"] == '"pen"'
-    assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program"
+    assert evaluate("nope(line)")["message"] == "'nope' is not a function of the program or the standard library"
     assert evaluate("line_total(line, 2)")["message"] == "line_total takes 1 argument(s), not 2"
 
     second = client.request("launch", program=ORDERS)
@@ -216,6 +216,28 @@ def test_a_breakpoint_stops_on_the_kite_line_with_kite_frames_names_and_values(c
 
 def evaluate_in(client: Client, frame: int, expression: str) -> str:
     return client.ok("evaluate", expression=expression, frameId=frame)["result"]
+
+
+def test_a_launch_of_an_unchanged_program_reuses_its_debug_build_and_a_changed_one_is_built(tmp_path):
+    program = tmp_path / "Orders.kite"
+    program.write_text(Path(ORDERS).read_text())
+
+    def first_stop() -> tuple[bool, list]:
+        client = Client()
+        try:
+            client.launch(program=str(program))
+            client.ok("setBreakpoints", source={"path": str(program)}, breakpoints=[{"line": 13}])
+            client.ok("configurationDone")
+            frames = client.frames(client.stop()["threadId"])["stackFrames"]
+            return client.adapter.session.reused_build, [(f["name"], f["line"], f["source"]["path"]) for f in frames]
+        finally:
+            client.close()
+
+    built, frames = first_stop()
+    assert not built and frames == [("line_total", 13, str(program)), ("order_total", 20, str(program)), ("main", 31, str(program))]
+    assert first_stop() == (True, frames)
+    program.write_text(Path(ORDERS).read_text() + "\n")  # new bytes: a new checksum, a new build
+    assert first_stop() == (False, frames)
 
 
 def test_a_failed_expect_stops_in_the_test_with_its_kite_message(client):
@@ -335,21 +357,69 @@ def test_kite_debug_prints_the_first_stop_and_ends_the_session():
 
 
 def test_kite_debug_calls_functions_and_aborts_a_call_that_runs_too_long():
-    evals = ["twice(start, true)", "spin(start)", "start", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(1)", "start"]
+    evals = ["twice(start, true)", "twice(4, false) + start", "share(start, 0)", "share(9, start)", "spin(start)", "start",
+             "spin(1)", "twice(1, false)", "abs(start - 5) + 1"]
     result = run_kite(["debug", str(DEBUG / "Spins.kite"), "--break", "19", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
     assert result.exit_code == 0, result.output
+    refused = ("no more calls of the program's functions in this session: spin(...) was aborted, and the runtime cannot stop "
+               "the debuggee's thread again to abort another; standard-library calls, names, fields and operators still evaluate")
     assert json.loads(result.output)["evaluations"] == [
         {"expression": "twice(start, true)", "value": "600"},
-        {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
-        {"expression": "start", "value": "3"},
         {"expression": "twice(4, false) + start", "value": "11"},
         {"expression": "share(start, 0)", "error": "share(...) crashed: DivideByZeroException: Attempted to divide by zero."},
         {"expression": "share(9, start)", "value": "3"},
-        # A second abort in one session: mscordbi's Stop does not return; the bounded wait ends the session instead
-        {"expression": "spin(1)", "error": "spin(...) ran past the 2 s limit of a call and the debuggee could not be stopped "
-                                           "to abort it; the session has ended"},
-        {"expression": "start", "error": "no program is being debugged"},
+        {"expression": "spin(start)", "error": "spin(...) ran past the 2 s limit of a call and was aborted"},
+        {"expression": "start", "value": "3"},
+        # After an abort mscordbi's Stop never returns for that thread again: a second abort would end the session
+        {"expression": "spin(1)", "error": refused},
+        {"expression": "twice(1, false)", "error": refused},
+        {"expression": "abs(start - 5) + 1", "value": "3"},  # the standard library's functions end on their own
     ]
+
+
+def test_after_an_aborted_call_the_session_goes_on_without_pause(client):
+    spins = str(DEBUG / "Spins.kite")
+    client.launch(program=spins)
+    client.ok("setBreakpoints", source={"path": spins}, breakpoints=[{"line": 18}])
+    client.ok("configurationDone")
+    thread = client.stop()["threadId"]
+    top = client.frames(thread)["stackFrames"][0]["id"]
+    assert client.request("evaluate", expression="spin(1)", frameId=top)["message"].endswith("was aborted")
+    refused = client.request("pause", threadId=thread)
+    assert not refused["success"] and refused["message"].startswith("pause is not served after spin(...) was aborted")
+    client.ok("next", threadId=thread)
+    assert client.stop()["reason"] == "step"  # a step (a breakpoint too) still stops the thread
+    [frame] = client.frames(thread)["stackFrames"]
+    assert frame["line"] == 19 and client.locals(frame["id"])["start"]["value"] == "3"
+    assert evaluate_in(client, frame["id"], "abs(start - 5)") == "2"
+    client.ok("next", threadId=thread)  # past main's last line: out through the generated entry, to the end
+    assert client.event("exited")["exitCode"] == 0
+    assert "start: 3\n" in [e["body"]["output"] for e in client.events if e["event"] == "output"]
+
+
+def test_evaluate_calls_the_standard_library_and_takes_str_and_dec_arguments():
+    """The stdlib's overload the program's own call would take (List<T> over IEnumerable<T>, a generic's type
+    arguments from the values); strs and decs, of the frame or literals, made in the debuggee; results in Kite's words."""
+    calls = {
+        "len(words)": "3", "len(name)": "3", "len(counts)": "1", "len(seen)": "1", "upper(name)": '"PEN"', "abs(n)": "7",
+        "abs(-2.5)": "2.5", "round(price, 1)": "1.3", "min(n, 3)": "-7", "min(price, 2.0)": "1.25", "max(words)": '"pen"',
+        "sum(range(4))": "6", "join(words, \"+\")": '"pen+ink+nib"', "join(counts, \",\")": '"pen"',
+        "sorted(words)": '["ink", "nib", "pen"]', "sorted(seen)": "[4]", "keys(counts)": '["pen"]', "values(counts)": "[3]",
+        "contains(name, 'e')": "true", "split(\"a,b\", \",\")": '["a", "b"]', 'upper("a\\"b")': '"A\\"B"',
+        'parse_int("12")': "12", 'parse_int("x")': "none", "to_str(words)": '"[pen, ink, nib]"',
+        "to_str(n)": '"-7"', "to_str(price)": '"1.25"', "to_str(true)": '"true"', "to_str('x')": '"x"',  # boxed first
+        "shout(name)": '"PEN!"', 'shout("ink") + "?"': '"INK!?"', "half(price)": "0.625", "len(split(name, \"e\"))": "2",
+    }
+    refused = {
+        "print(name)": "print is not pure: evaluate calls functions only for their results",
+        "len(n)": "len does not take these arguments: len(x) -> int",
+        "len(words, 2)": "len takes 1 argument(s), not 2",
+    }
+    evals = [*calls, *refused, "name"]
+    result = run_kite(["debug", str(DEBUG / "Texts.kite"), "--break", "18", *[w for e in evals for w in ("--eval", e)], "--format", "json"], REPO)
+    assert result.exit_code == 0, result.output
+    answers = {e["expression"]: e.get("value", e.get("error")) for e in json.loads(result.output)["evaluations"]}
+    assert answers == {**calls, **refused, "name": '"pen"'}
 
 
 def test_kite_debug_stops_in_one_test_with_its_locals():

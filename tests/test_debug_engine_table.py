@@ -44,7 +44,14 @@ def test_the_slots_are_cordebug_idls_order():
     assert table["ILFrameGetIP"] == 3 + 8
     assert table["StepperStepOut"] == 3 + 6
     # ICorDebugThread's CreateEval is its 15th method; ICorDebugEval: CallFunction, NewObject,
-    # NewObjectNoConstructor, NewString, NewArray, IsActive, Abort, GetResult, GetThread, CreateValue.
+    # NewObjectNoConstructor, NewString, NewArray, IsActive, Abort, GetResult, GetThread, CreateValue; ICorDebugEval2:
+    # CallParameterizedFunction, CreateValueForType, NewParameterizedObject, NewParameterizedObjectNoConstructor,
+    # NewParameterizedArray, NewStringWithLength.
     assert table["ThreadCreateEval"] == 3 + 14
-    assert (table["EvalCallFunction"], table["EvalAbort"], table["EvalGetResult"], table["EvalCreateValue"]) == (3, 9, 10, 12)
+    assert (table["EvalNewObjectNoConstructor"], table["EvalAbort"], table["EvalGetResult"], table["EvalCreateValue"]) == (5, 9, 10, 12)
+    assert (table["Eval2CallParameterizedFunction"], table["Eval2NewStringWithLength"]) == (3, 8)
+    # ICorDebugHandleValue: ICorDebugReferenceValue's eight, then GetHandleType, Dispose. ICorDebugType: GetType,
+    # GetClass, EnumerateTypeParameters, GetFirstTypeParameter.
+    assert table["HandleDispose"] == table["ReferenceDereference"] + 3
+    assert (table["TypeGetType"], table["TypeGetClass"], table["TypeEnumerateTypeParameters"], table["TypeGetFirstTypeParameter"]) == (3, 4, 5, 6)
     assert table["GenericSetValue"] == table["GenericGetValue"] + 1

@@ -29,8 +29,9 @@ namespace Kite.Debugging
         // ICorDebugThread
         public const int ThreadGetID = 4, ThreadGetCurrentException = 10, ThreadCreateStepper = 12, ThreadGetActiveFrame = 15,
             ThreadCreateEval = 17;
-        // ICorDebugEval
-        public const int EvalCallFunction = 3, EvalAbort = 9, EvalGetResult = 10, EvalCreateValue = 12;
+        // ICorDebugEval, ICorDebugEval2
+        public const int EvalNewObjectNoConstructor = 5, EvalAbort = 9, EvalGetResult = 10, EvalCreateValue = 12;
+        public const int Eval2CallParameterizedFunction = 3, Eval2NewStringWithLength = 8;
         // ICorDebugFrame, ICorDebugILFrame
         public const int FrameGetFunction = 5, FrameGetFunctionToken = 6, FrameGetCaller = 8;
         public const int ILFrameGetIP = 11, ILFrameGetLocalVariable = 14, ILFrameGetArgument = 16;
@@ -39,6 +40,9 @@ namespace Kite.Debugging
             StepperStepOut = 9;
         // ICorDebugValue and what derives from it
         public const int ValueGetType = 3;
+        public const int Value2GetExactType = 3;
+        public const int HeapValue2CreateHandle = 3;
+        public const int HandleDispose = 13;
         public const int GenericGetValue = 7, GenericSetValue = 8;
         public const int ReferenceIsNull = 7, ReferenceDereference = 10;
         public const int StringGetLength = 9, StringGetString = 10;
@@ -47,6 +51,9 @@ namespace Kite.Debugging
         public const int ArrayGetElementAtPosition = 16;
         // ICorDebugClass
         public const int ClassGetModule = 3, ClassGetToken = 4;
+        // ICorDebugType, ICorDebugTypeEnum
+        public const int TypeGetType = 3, TypeGetClass = 4, TypeEnumerateTypeParameters = 5, TypeGetFirstTypeParameter = 6;
+        public const int TypeEnumNext = 7;
     }
 
     internal static class Iid
@@ -62,6 +69,9 @@ namespace Kite.Debugging
         public static readonly Guid StringValue = new("CC7BCAFD-8A68-11d2-983C-0000F808342D");
         public static readonly Guid ObjectValue = new("18AD3D6E-B7D2-11d2-BD04-0000F80849BD");
         public static readonly Guid ArrayValue = new("0405B0DF-A660-11d2-BD02-0000F80849BD");
+        public static readonly Guid Value2 = new("5E0B54E7-D88A-4626-9420-A691E0A78B49");
+        public static readonly Guid HeapValue2 = new("E3AC4D6C-9CB7-43e6-96CC-B21540E5083C");
+        public static readonly Guid Eval2 = new("FB0D9CE7-BE66-4683-9D32-A42A04E2FD91");
     }
 
     /// <summary>A failed ICorDebug call: its name and HRESULT.</summary>
@@ -102,6 +112,9 @@ namespace Kite.Debugging
         public static int Call(IntPtr o, int slot, int a, void* b, uint c) => ((delegate* unmanaged<IntPtr, int, void*, uint, int>)Vt(o)[slot])(o, a, b, c);
         public static int Call(IntPtr o, int slot, uint a, IntPtr b, void* c) => ((delegate* unmanaged<IntPtr, uint, IntPtr, void*, int>)Vt(o)[slot])(o, a, b, c);
         public static int Call(IntPtr o, int slot, IntPtr a, uint b, void* c) => ((delegate* unmanaged<IntPtr, IntPtr, uint, void*, int>)Vt(o)[slot])(o, a, b, c);
+        public static int Call(IntPtr o, int slot, void* a, uint b) => ((delegate* unmanaged<IntPtr, void*, uint, int>)Vt(o)[slot])(o, a, b);
+        public static int Call(IntPtr o, int slot, IntPtr a, uint b, void* c, uint d, void* e) =>
+            ((delegate* unmanaged<IntPtr, IntPtr, uint, void*, uint, void*, int>)Vt(o)[slot])(o, a, b, c, d, e);
     }
 
     /// <summary>The references obtained while the debuggee is stopped: all released when it resumes, since

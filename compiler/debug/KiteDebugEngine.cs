@@ -5,7 +5,7 @@
 // and event on stdin/stdout (docs/debugger.md, "The engine").
 //
 //   KiteDebugEngine symbols DLL PDB   the PDB and metadata as JSON (kite.debug.mapping reads it)
-//   KiteDebugEngine serve             requests on stdin, replies and events on stdout
+//   KiteDebugEngine serve             requests on stdin, replies and events on stdout (symbols too)
 #nullable enable
 using System;
 using System.Collections.Generic;
@@ -44,7 +44,8 @@ namespace Kite.Debugging
         private readonly Stream output = Console.OpenStandardOutput();
         private Process? debuggee;
         private string kitePath = "";
-        private IntPtr cordb, process, kiteModule, coreLibModule, callback;
+        private string stdName = "";  // the standard library's file name: the runtime may load it from the runner's folder
+        private IntPtr cordb, process, kiteModule, coreLibModule, stdModule, callback;
         private ulong kiteBase;
         private bool loadedHeld;  // the Kite module's load event, not yet continued: breakpoints bind first
         private IntPtr stoppedThread;
@@ -115,6 +116,8 @@ namespace Kite.Debugging
         {
             switch (op)
             {
+                case "symbols":  // read from the engine already running: no process of its own on a launch's path
+                    return Symbols.Read(request["dll"]!.GetValue<string>(), request["pdb"]!.GetValue<string>());
                 case "launch":
                     return Launch(request);
                 case "bind":
@@ -158,6 +161,7 @@ namespace Kite.Debugging
         {
             if (debuggee != null) throw new InvalidOperationException($"a debuggee is running already (pid {debuggee.Id})");
             kitePath = Path.GetFullPath(request["program"]!.GetValue<string>());
+            stdName = request["stdlib"]!.GetValue<string>();
             stopOnException = request["exceptions"]?.GetValue<bool>() ?? true;
             kiteTypes = request["types"] as JsonObject ?? new JsonObject();
             var start = new ProcessStartInfo(request["dotnet"]!.GetValue<string>())
@@ -260,6 +264,11 @@ namespace Kite.Debugging
                 {
                     Com.AddRef(module);
                     coreLibModule = module;
+                }
+                if (Path.GetFileName(path) == stdName && stdModule == IntPtr.Zero)
+                {
+                    Com.AddRef(module);
+                    stdModule = module;
                 }
                 if (path == kitePath && kiteModule == IntPtr.Zero)
                 {
@@ -542,7 +551,11 @@ namespace Kite.Debugging
             switch (type)
             {
                 case 0x02: return Plain("bool", Read<byte>(value) != 0 ? "true" : "false");
-                case 0x03: return Plain("char", "'" + Escape(Read<char>(value).ToString(), '\'') + "'");
+                case 0x03:
+                    var letter = Read<char>(value).ToString();
+                    var shownLetter = Plain("char", "'" + Escape(letter, '\'') + "'");
+                    shownLetter["raw"] = letter;
+                    return shownLetter;
                 case 0x04: return Plain("int", Read<sbyte>(value).ToString(CultureInfo.InvariantCulture));
                 case 0x05: return Plain("int", Read<byte>(value).ToString(CultureInfo.InvariantCulture));
                 case 0x06: return Plain("int", Read<short>(value).ToString(CultureInfo.InvariantCulture));
@@ -798,27 +811,123 @@ namespace Kite.Debugging
             evalDone.Set();
         }
 
+        // A call's arguments are made first, then the call runs: a str argument is made by a func-eval of its own
+        // (NewStringWithLength), which runs the debuggee and so neuters every value of the stop. So each argument
+        // that is an object (a value of the stop, a made str) is held by a strong handle, which outlives a run.
         private JsonNode Call(JsonObject request)
         {
-            IntPtr eval;
             var limit = request["ms"]!.GetValue<int>();
-            lock (gate)
+            var args = (JsonArray)request["args"]!;
+            var values = new IntPtr[Math.Max(args.Count, 1)];
+            var handles = new List<IntPtr>();
+            try
             {
-                if (stoppedThread == IntPtr.Zero) throw new InvalidOperationException("the debuggee is not stopped");
-                IntPtr function;
-                Com.Check(Com.Call(kiteModule, Slot.ModuleGetFunctionFromToken, request["token"]!.GetValue<uint>(), &function), "ICorDebugModule::GetFunctionFromToken");
-                stop.Keep(function);
-                eval = stop.Get(stoppedThread, Slot.ThreadCreateEval, "ICorDebugThread::CreateEval");
-                var args = (JsonArray)request["args"]!;
-                var values = new IntPtr[Math.Max(args.Count, 1)];
-                for (int i = 0; i < args.Count; i++) values[i] = Argument(eval, (JsonObject)args[i]!);
-                fixed (IntPtr* passed = values)
+                lock (gate)
                 {
-                    Com.Check(Com.Call(eval, Slot.EvalCallFunction, function, (uint)args.Count, passed), "ICorDebugEval::CallFunction");
+                    if (stoppedThread == IntPtr.Zero) throw new InvalidOperationException("the debuggee is not stopped");
+                    for (int i = 0; i < args.Count; i++)
+                    {
+                        if (args[i]!["ref"] is not JsonNode reference) continue;
+                        if (!referenceOf.TryGetValue(reference.GetValue<int>(), out var value)) throw new InvalidOperationException("no such value in this stop");
+                        values[i] = Held(value, handles);
+                    }
                 }
-                evalDone.Reset();
-                evaluating = true;
+                var unbox = new bool[args.Count];  // a dec for a dec parameter: the value inside its box is passed
+                for (int i = 0; i < args.Count; i++)
+                {
+                    bool isText = args[i]!["str"] != null;
+                    // A value type passed boxed: where the parameter is object ("box"), or a dec (made only so)
+                    var boxClass = args[i]!["box"]?.GetValue<string>() ?? (args[i]!["dec"] != null ? "System.Decimal" : null);
+                    if (!isText && boxClass == null) continue;
+                    IntPtr made;
+                    lock (gate)
+                    {
+                        made = stop.Get(stoppedThread, Slot.ThreadCreateEval, "ICorDebugThread::CreateEval");
+                        if (isText)
+                        {
+                            var raw = args[i]!["str"]!.GetValue<string>();
+                            fixed (char* chars = raw)
+                            {
+                                Com.Check(Com.Call(stop.Query(made, Iid.Eval2), Slot.Eval2NewStringWithLength, chars, (uint)raw.Length), "ICorDebugEval2::NewStringWithLength");
+                            }
+                        }
+                        else
+                        {
+                            // A box whose inside is written once it is made: ICorDebug makes no value-type value outside
+                            // the debuggee, and boxes none
+                            Com.Check(Com.Call(made, Slot.EvalNewObjectNoConstructor, (void*)CoreClass(boxClass!)), "ICorDebugEval::NewObjectNoConstructor");
+                        }
+                    }
+                    if (Run(made, limit) is JsonObject failed) return failed;
+                    lock (gate)
+                    {
+                        var result = stop.GetOrZero(made, Slot.EvalGetResult);
+                        if (evalThrew || result == IntPtr.Zero) throw new InvalidOperationException("the debuggee could not make an argument");
+                        values[i] = Held(result, handles);
+                        if (!isText)
+                        {
+                            unbox[i] = args[i]!["box"] == null;
+                            Write(Unboxed(values[i]), (JsonObject)args[i]!);
+                        }
+                    }
+                }
+                IntPtr eval;
+                lock (gate)
+                {
+                    eval = stop.Get(stoppedThread, Slot.ThreadCreateEval, "ICorDebugThread::CreateEval");
+                    for (int i = 0; i < args.Count; i++)
+                    {
+                        if (values[i] == IntPtr.Zero) values[i] = Made(eval, (JsonObject)args[i]!);
+                        else if (unbox[i]) values[i] = Unboxed(values[i]);  // read again: the last run neutered the last one
+                    }
+                    var function = request["std"] is JsonNode name ? Overloaded(name.GetValue<string>(), values, args.Count)
+                        : (Function(kiteModule, request["token"]!.GetValue<uint>()), Array.Empty<IntPtr>());
+                    if (function.Item1 == IntPtr.Zero) return new JsonObject { ["no_overload"] = true, ["box"] = new JsonArray(toBox.Select(i => (JsonNode)i).ToArray()) };
+                    fixed (IntPtr* types = function.Item2.Length > 0 ? function.Item2 : new IntPtr[1])
+                    fixed (IntPtr* passed = values)
+                    {
+                        Com.Check(Com.Call(stop.Query(eval, Iid.Eval2), Slot.Eval2CallParameterizedFunction, function.Item1, (uint)function.Item2.Length, types, (uint)args.Count, passed),
+                            "ICorDebugEval2::CallParameterizedFunction");
+                    }
+                }
+                if (Run(eval, limit) is JsonObject stopped) return stopped;
+                lock (gate)
+                {
+                    var result = stop.GetOrZero(eval, Slot.EvalGetResult);
+                    if (evalThrew)
+                    {
+                        var (type, message) = ExceptionText(result);
+                        return new JsonObject { ["exception"] = type, ["message"] = message };
+                    }
+                    return new JsonObject { ["value"] = result == IntPtr.Zero ? Plain("none", "none") : Render(result, 0) };
+                }
             }
+            finally
+            {
+                lock (gate)
+                {
+                    foreach (var handle in handles)
+                    {
+                        Com.Call(handle, Slot.HandleDispose);
+                        Com.Release(handle);
+                    }
+                }
+            }
+        }
+
+        private IntPtr Function(IntPtr module, uint token)
+        {
+            IntPtr function;
+            Com.Check(Com.Call(module, Slot.ModuleGetFunctionFromToken, token, &function), "ICorDebugModule::GetFunctionFromToken");
+            return stop.Keep(function);
+        }
+
+        // Run an eval set up on the stopped thread: null when it ended (the stop's values are read again after it),
+        // or the reply that it was aborted or could not be
+        private JsonObject? Run(IntPtr eval, int limit)
+        {
+            evalDone.Reset();
+            evaluating = true;
             bool finished;
             try
             {
@@ -839,44 +948,191 @@ namespace Kite.Debugging
             {
                 evaluating = false;
             }
-            lock (gate)
+            lock (gate) Ran(eval);
+            return finished ? null : new JsonObject { ["aborted"] = true };
+        }
+
+        // A value of the stop held by a strong handle: valid until disposed, through any run of the debuggee
+        private IntPtr Held(IntPtr value, List<IntPtr> handles)
+        {
+            var reference = stop.Query(value, Iid.ReferenceValue);
+            var target = reference == IntPtr.Zero ? value : stop.Get(reference, Slot.ReferenceDereference, "ICorDebugReferenceValue::Dereference");
+            var heap = stop.Query(target, Iid.HeapValue2);
+            if (heap == IntPtr.Zero) throw new InvalidOperationException("the value cannot be passed to a call");
+            IntPtr handle;
+            Com.Check(Com.Call(heap, Slot.HeapValue2CreateHandle, 1u, &handle), "ICorDebugHeapValue2::CreateHandle");  // HANDLE_STRONG
+            handles.Add(handle);
+            return handle;
+        }
+
+        // An int, bool or char argument, made in the debuggee
+        private IntPtr Made(IntPtr eval, JsonObject argument)
+        {
+            IntPtr made;
+            var code = argument["int"] != null ? 0x08u : argument["char"] != null ? 0x03u : 0x02u;
+            Com.Check(Com.Call(eval, Slot.EvalCreateValue, code, IntPtr.Zero, &made), "ICorDebugEval::CreateValue");
+            Write(stop.Keep(made), argument);
+            return made;
+        }
+
+        // An argument's value written into a value of its type (made, or inside a box)
+        private void Write(IntPtr value, JsonObject argument)
+        {
+            if (argument["dec"] is JsonNode dec)
             {
-                Ran(eval);
-                if (!finished) return new JsonObject { ["aborted"] = true };
-                var result = stop.GetOrZero(eval, Slot.EvalGetResult);
-                if (evalThrew)
+                SetDecimal(value, dec.GetValue<string>());
+                return;
+            }
+            var generic = stop.Query(value, Iid.GenericValue);
+            if (generic == IntPtr.Zero) throw new InvalidOperationException("an argument cannot be written");
+            long bytes = argument["int"] is JsonNode number ? number.GetValue<int>() : argument["char"] is JsonNode letter ? letter.GetValue<string>()[0]
+                : argument["bool"]!.GetValue<bool>() ? 1 : 0;
+            Com.Check(Com.Call(generic, Slot.GenericSetValue, &bytes), "ICorDebugGenericValue::SetValue");  // little-endian: the value's own bytes first
+        }
+
+        // The value inside a boxed one, held by a handle: valid until the debuggee runs again
+        private IntPtr Unboxed(IntPtr handle)
+        {
+            var box = stop.Query(stop.Get(handle, Slot.ReferenceDereference, "ICorDebugReferenceValue::Dereference"), Iid.BoxValue);
+            if (box == IntPtr.Zero) throw new InvalidOperationException("a made dec is not a boxed value");
+            return stop.Get(box, Slot.BoxGetObject, "ICorDebugBoxValue::GetObject");
+        }
+
+        // System.Decimal's fields as it lays them out: flags, hi32, lo64 (Render reads them the same way)
+        private void SetDecimal(IntPtr value, string text)
+        {
+            var bits = decimal.GetBits(decimal.Parse(text, NumberStyles.Float, CultureInfo.InvariantCulture));
+            byte* raw = stackalloc byte[16];
+            *(int*)raw = bits[3];
+            *(uint*)(raw + 4) = (uint)bits[2];
+            *(ulong*)(raw + 8) = (uint)bits[0] | ((ulong)(uint)bits[1] << 32);
+            var generic = stop.Query(value, Iid.GenericValue);
+            if (generic == IntPtr.Zero) throw new InvalidOperationException("a dec argument cannot be written");
+            Com.Check(Com.Call(generic, Slot.GenericSetValue, raw), "ICorDebugGenericValue::SetValue");
+        }
+
+        private IntPtr CoreClass(string name)
+        {
+            var token = ModuleMetadata.Of(ModulePath(coreLibModule)).Type(name);
+            IntPtr found;
+            Com.Check(Com.Call(coreLibModule, Slot.ModuleGetClassFromToken, (uint)token, &found), "ICorDebugModule::GetClassFromToken");
+            return stop.Keep(found);
+        }
+
+        // ---- the standard library's overloads: the one C# would pick for these arguments, as the program's call did
+
+        // The overload of Kite.Std's `name` whose parameters take the arguments' exact types, with the type arguments
+        // a generic one infers; zero when none does. Better matches win as C#'s overload resolution ranks them:
+        // an exact type over an interface it implements (List<T> over IEnumerable<T>), both over object.
+        private (IntPtr, IntPtr[]) Overloaded(string name, IntPtr[] values, int count)
+        {
+            var typeArguments = Array.Empty<IntPtr>();
+            toBox.Clear();
+            if (stdModule == IntPtr.Zero) throw new InvalidOperationException("the standard library is not loaded yet");
+            var types = new IntPtr[count];
+            for (int i = 0; i < count; i++)
+            {
+                var exact = stop.Query(values[i], Iid.Value2);
+                types[i] = exact == IntPtr.Zero ? IntPtr.Zero : stop.GetOrZero(exact, Slot.Value2GetExactType);
+                if (types[i] == IntPtr.Zero) throw new InvalidOperationException("an argument's type cannot be read");
+            }
+            int best = -1;
+            Overload? chosen = null;
+            foreach (var overload in Overload.Of(ModulePath(stdModule), "Kite.Std", name))
+            {
+                if (overload.Parameters.Length != count) continue;
+                var bound = new IntPtr[overload.TypeParameters];
+                int score = 0;
+                for (int i = 0; i < count && score >= 0; i++)
                 {
-                    var (type, message) = ExceptionText(result);
-                    return new JsonObject { ["exception"] = type, ["message"] = message };
+                    int one;
+                    if (overload.Parameters[i].Code == Shape.Object)
+                    {
+                        // object takes any reference; a value type must come boxed (the caller asks again with a box)
+                        one = stop.Query(values[i], Iid.ReferenceValue) != IntPtr.Zero ? 0 : -1;
+                        if (one < 0) toBox.Add(i);
+                    }
+                    else
+                    {
+                        one = Match(overload.Parameters[i], types[i], bound);
+                    }
+                    score = one < 0 ? -1 : score + one;
                 }
-                return new JsonObject { ["value"] = result == IntPtr.Zero ? Plain("none", "none") : Render(result, 0) };
+                if (score > best && bound.All(t => t != IntPtr.Zero))
+                {
+                    best = score;
+                    chosen = overload;
+                    typeArguments = bound;
+                }
+            }
+            return chosen == null ? (IntPtr.Zero, typeArguments) : (Function(stdModule, (uint)chosen.Token), typeArguments);
+        }
+
+        private readonly SortedSet<int> toBox = new();  // arguments an overload takes as object, not yet boxed
+
+        // How well a parameter's shape takes a value of `type`: -1 not at all, 0 as object, 1 through IEnumerable<T>,
+        // 3 exactly; a method type parameter is bound to the first type it meets and must meet the same one after.
+        private int Match(Shape shape, IntPtr type, IntPtr[] bound)
+        {
+            uint code;
+            Com.Call(type, Slot.TypeGetType, &code);
+            switch (shape.Code)
+            {
+                case Shape.Object:  // a reference (a value type at a parameter is boxed first: Overloaded)
+                    return code is 0x0e or Shape.Class or Shape.Array ? 0 : -1;
+                case Shape.MethodParameter:
+                    if (bound[shape.Index] == IntPtr.Zero) bound[shape.Index] = type;
+                    return TypeKey(bound[shape.Index]) == TypeKey(type) ? 3 : -1;
+                case Shape.Array:
+                    return code == Shape.Array && Match(shape.Arguments[0], stop.Get(type, Slot.TypeGetFirstTypeParameter, "ICorDebugType::GetFirstTypeParameter"), bound) >= 0 ? 3 : -1;
+                case Shape.Class or Shape.ValueType:
+                    if (code != Shape.Class && code != Shape.ValueType && code != Shape.Array) return -1;
+                    var name = code == Shape.Array ? "[]" : ClassName(type);
+                    var parameters = code == Shape.Array ? new List<IntPtr> { stop.Get(type, Slot.TypeGetFirstTypeParameter, "ICorDebugType::GetFirstTypeParameter") } : TypeParameters(type);
+                    bool enumerable = shape.Name == "System.Collections.Generic.IEnumerable`1"
+                        && name is "[]" or "System.Collections.Generic.List`1" or "System.Collections.Generic.HashSet`1";
+                    if (!enumerable && (name != shape.Name || parameters.Count != shape.Arguments.Length)) return -1;
+                    for (int i = 0; i < shape.Arguments.Length; i++)
+                    {
+                        if (Match(shape.Arguments[i], parameters[i], bound) < 0) return -1;
+                    }
+                    return enumerable ? 1 : 3;
+                default:
+                    return code == shape.Code ? 3 : -1;  // a primitive: bool, char, int, string, ...
             }
         }
 
-        // An argument: a value of this stop by its ref, or an int or bool made in the debuggee
-        private IntPtr Argument(IntPtr eval, JsonObject argument)
+        private string ClassName(IntPtr type)
         {
-            if (argument["ref"] is JsonNode reference)
+            var cls = stop.GetOrZero(type, Slot.TypeGetClass);
+            if (cls == IntPtr.Zero) return "";
+            uint token;
+            Com.Call(cls, Slot.ClassGetToken, &token);
+            return ModuleMetadata.Of(ModulePath(stop.Get(cls, Slot.ClassGetModule, "ICorDebugClass::GetModule"))).NameOf((int)token);
+        }
+
+        private List<IntPtr> TypeParameters(IntPtr type)
+        {
+            var found = new List<IntPtr>();
+            var all = stop.Get(type, Slot.TypeEnumerateTypeParameters, "ICorDebugType::EnumerateTypeParameters");
+            while (true)
             {
-                if (!referenceOf.TryGetValue(reference.GetValue<int>(), out var value)) throw new InvalidOperationException("no such value in this stop");
-                return value;
+                IntPtr parameter;
+                uint fetched;
+                if (((delegate* unmanaged<IntPtr, uint, IntPtr*, uint*, int>)Com.Vt(all)[Slot.TypeEnumNext])(all, 1, &parameter, &fetched) < 0 || fetched == 0) break;
+                found.Add(stop.Keep(parameter));
             }
-            bool isInt = argument["int"] != null;
-            IntPtr made;
-            Com.Check(Com.Call(eval, Slot.EvalCreateValue, isInt ? 0x08u : 0x02u, IntPtr.Zero, &made), "ICorDebugEval::CreateValue");
-            stop.Keep(made);
-            var generic = stop.Query(made, Iid.GenericValue);
-            if (isInt)
-            {
-                int number = argument["int"]!.GetValue<int>();
-                Com.Check(Com.Call(generic, Slot.GenericSetValue, &number), "ICorDebugGenericValue::SetValue");
-            }
-            else
-            {
-                byte truth = argument["bool"]!.GetValue<bool>() ? (byte)1 : (byte)0;
-                Com.Check(Com.Call(generic, Slot.GenericSetValue, &truth), "ICorDebugGenericValue::SetValue");
-            }
-            return made;
+            return found;
+        }
+
+        // A type as text, to tell two types apart: its element type, class and type arguments
+        private string TypeKey(IntPtr type)
+        {
+            uint code;
+            Com.Call(type, Slot.TypeGetType, &code);
+            if (code == Shape.Array) return "[" + TypeKey(stop.Get(type, Slot.TypeGetFirstTypeParameter, "ICorDebugType::GetFirstTypeParameter")) + "]";
+            if (code != Shape.Class && code != Shape.ValueType) return code.ToString(CultureInfo.InvariantCulture);
+            return ClassName(type) + "<" + string.Join(",", TypeParameters(type).Select(TypeKey)) + ">";
         }
 
         // The debuggee ran: this stop's frames and values are stale (mscordbi neuters them), its thread and the eval are not

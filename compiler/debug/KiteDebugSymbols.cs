@@ -195,4 +195,78 @@ namespace Kite.Debugging
         public string NameOf(int type) => typeNames.TryGetValue(type, out var n) ? n : "";
         public string BaseNameOf(int type) => baseTypes.TryGetValue(type, out var b) ? NameOf(b) : "";
     }
+
+    /// <summary>A parameter's type as a signature writes it: an element type code (CorElementType's, which
+    /// System.Reflection.Metadata's PrimitiveTypeCode shares), a class or value type by name with its type
+    /// arguments, an array of one element type, or a method's type parameter by index.</summary>
+    internal sealed record Shape(int Code, string Name, Shape[] Arguments, int Index)
+    {
+        public const int ValueType = 0x11, Class = 0x12, Array = 0x1d, Object = 0x1c, MethodParameter = 0x1e;
+    }
+
+    /// <summary>A public static method's overloads by name, decoded from a module's file (the standard library's).</summary>
+    internal sealed record Overload(int Token, Shape[] Parameters, int TypeParameters)
+    {
+        private static readonly Dictionary<(string, string, string), List<Overload>> Read = new();
+
+        public static List<Overload> Of(string path, string typeName, string methodName)
+        {
+            lock (Read)
+            {
+                if (Read.TryGetValue((path, typeName, methodName), out var known)) return known;
+                using var pe = new PEReader(File.OpenRead(path));
+                var md = pe.GetMetadataReader();
+                var found = new List<Overload>();
+                foreach (var th in md.TypeDefinitions)
+                {
+                    var type = md.GetTypeDefinition(th);
+                    if (type.IsNested || md.GetString(type.Namespace) + "." + md.GetString(type.Name) != typeName) continue;
+                    foreach (var mh in type.GetMethods())
+                    {
+                        var method = md.GetMethodDefinition(mh);
+                        var attributes = method.Attributes;
+                        if (md.GetString(method.Name) != methodName || (attributes & System.Reflection.MethodAttributes.Static) == 0
+                            || (attributes & System.Reflection.MethodAttributes.MemberAccessMask) != System.Reflection.MethodAttributes.Public) continue;
+                        var signature = method.DecodeSignature(new ShapeProvider(), null);
+                        found.Add(new Overload(MetadataTokens.GetToken(mh), signature.ParameterTypes.ToArray(), signature.GenericParameterCount));
+                    }
+                }
+                Read[(path, typeName, methodName)] = found;
+                return found;
+            }
+        }
+    }
+
+    internal sealed class ShapeProvider : ISignatureTypeProvider<Shape, object?>
+    {
+        private static Shape Named(int code, string name) => new(code, name, System.Array.Empty<Shape>(), 0);
+
+        public Shape GetPrimitiveType(PrimitiveTypeCode typeCode) => Named((int)typeCode, "");
+        public Shape GetTypeFromDefinition(MetadataReader reader, TypeDefinitionHandle handle, byte rawTypeKind)
+        {
+            var type = reader.GetTypeDefinition(handle);
+            return Named(rawTypeKind == (byte)SignatureTypeKind.ValueType ? Shape.ValueType : Shape.Class,
+                reader.GetString(type.Namespace) + "." + reader.GetString(type.Name));
+        }
+        public Shape GetTypeFromReference(MetadataReader reader, TypeReferenceHandle handle, byte rawTypeKind)
+        {
+            var type = reader.GetTypeReference(handle);
+            return Named(rawTypeKind == (byte)SignatureTypeKind.ValueType ? Shape.ValueType : Shape.Class,
+                reader.GetString(type.Namespace) + "." + reader.GetString(type.Name));
+        }
+        public Shape GetGenericInstantiation(Shape genericType, System.Collections.Immutable.ImmutableArray<Shape> typeArguments) =>
+            genericType with { Arguments = typeArguments.ToArray() };
+        public Shape GetGenericMethodParameter(object? genericContext, int index) => new(Shape.MethodParameter, "", System.Array.Empty<Shape>(), index);
+        public Shape GetSZArrayType(Shape elementType) => new(Shape.Array, "", new[] { elementType }, 0);
+        // What the standard library's parameters never are: shapes nothing matches
+        public Shape GetGenericTypeParameter(object? genericContext, int index) => Named(0, "!" + index);
+        public Shape GetArrayType(Shape elementType, ArrayShape shape) => Named(0, "[,]");
+        public Shape GetByReferenceType(Shape elementType) => Named(0, "&");
+        public Shape GetPointerType(Shape elementType) => Named(0, "*");
+        public Shape GetFunctionPointerType(MethodSignature<Shape> signature) => Named(0, "fn*");
+        public Shape GetModifiedType(Shape modifier, Shape unmodifiedType, bool isRequired) => unmodifiedType;
+        public Shape GetPinnedType(Shape elementType) => elementType;
+        public Shape GetTypeFromSpecification(MetadataReader reader, object? genericContext, TypeSpecificationHandle handle, byte rawTypeKind) =>
+            reader.GetTypeSpecification(handle).DecodeSignature(this, genericContext);
+    }
 }

@@ -88,7 +88,7 @@ class Evaluator:
         if isinstance(node, n.Call) and isinstance(node.func, n.Name) and self.call is not None:
             return self.call(node.func.name, [self.value(argument) for argument in node.args])
         if isinstance(node, (n.Call, n.TypeCall)):
-            raise EvaluationError("evaluate calls the program's own functions only, by name: f(a, b)")
+            raise EvaluationError("evaluate calls functions of the program and the standard library by name: f(a, b)")
         raise EvaluationError("evaluate takes names, fields, indexing, literals and operators")
 
     def literal(self, node: n.Literal) -> Value:
@@ -104,11 +104,9 @@ class Evaluator:
         if node.kind == "none":
             return made("none", None)
         if node.kind == "str":
-            body = node.text[1:-1]
-            raw = body.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').replace("\\\\", "\\")
-            return made("str", raw)
+            return made("str", _unescaped(node.text[1:-1]))
         if node.kind == "char":
-            return {"kind": "char", "text": node.text, "ref": 0}
+            return {"kind": "char", "text": node.text, "ref": 0, "raw": _unescaped(node.text[1:-1])}
         raise EvaluationError(f"a {node.kind} literal cannot be evaluated here")
 
     def child(self, target: Value, name: str, missing: str) -> Value:
@@ -219,6 +217,11 @@ class Evaluator:
         if left["kind"] in ("int", "dec") and right["kind"] in ("int", "dec"):
             return Decimal(left["text"]) == Decimal(right["text"])
         return False
+
+
+def _unescaped(body: str) -> str:
+    """A str or char literal's text between its quotes, as the value it writes."""
+    return body.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
 
 
 def _truncated(a: int, b: int) -> int:

@@ -8,21 +8,15 @@ exited, terminated), so the adapter only frames them.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from kite.debug import mapping as maps
-from kite.debug.engine import (
-    Engine,
-    EngineError,
-    EngineFiles,
-    build_engine,
-    read_symbols,
-    remove_folder,
-    scratch_folder,
-)
+from kite.debug.builds import build_key, keep, kept
+from kite.debug.engine import Engine, EngineError, EngineFiles, build_engine, remove_folder, scratch_folder
 from kite.debug.evaluate import EvaluationError, Evaluator
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
@@ -36,6 +30,7 @@ LOADED_SECONDS = 60.0
 KILLED_SECONDS = 10.0  # a SIGKILLed debuggee's death, on a loaded machine
 CALL_SECONDS = 2.0  # a call in `evaluate` runs in the debuggee this long at most, then is aborted (docs/debugger.md)
 REPLY_SECONDS_FOR_CALL = CALL_SECONDS + 15.0  # the call, its abort and the engine's answer
+BOXES = {"int": "System.Int32", "bool": "System.Boolean", "char": "System.Char", "dec": "System.Decimal"}  # a value, boxed
 
 
 class LaunchError(UnusableInput):
@@ -67,12 +62,16 @@ class DebugSession:
         self._loaded = threading.Event()
         self._step: dict | None = None  # a step in progress: kind, start (token, line), micro-steps so far
         self._ended = False
+        self.aborted_call: str | None = None  # a call aborted in this session: the runtime cannot stop its thread again
         self._lock = threading.RLock()
         self.timings: dict[str, float] = {}  # seconds of a launch's parts (benchmarks/debug.py)
+        self._build_key: str | None = None  # what this program's debug build is kept under (kite.debug.builds)
+        self.reused_build = False  # the launch took an earlier launch's build of the same program
 
     # ---- launch
 
     def launch(self, target: Target) -> int:
+        from kite.dotnet.stdlib import STDLIB_DLL
         from kite.session import Session
 
         program = Path(target.program)
@@ -85,44 +84,84 @@ class DebugSession:
             raise UnusableInput(f"{target.program}: not a Kite program")
         self.folder = scratch_folder()
         began = time.perf_counter()
+        build = self.folder / "build"
+        build.mkdir()
         with Session() as session:
-            built = session.build(unit, self.folder / "build", debug=True, needs_main=False)
-            if built.assembly is None or built.pdb is None:
-                errors = [d.render() for d in built.result.diagnostics if d.severity.value == "error"]
-                raise LaunchError("the program does not compile: " + "; ".join(errors))
             files = build_engine(session.compiler, self.folder / "engine")
-        _, _, modules = front_end(unit)
+            # The engine's process starts while the program is built (its runtime's start is off the critical path);
+            # it reads the build's symbols once it is written, without a process of its own for that
+            self.engine = engine = self._start_engine(files, build)
+            _, _, modules = front_end(unit)
+            reused = self._kept_build(session, unit, modules, build)
+            if reused is not None:
+                assembly, symbols = reused
+                self.reused_build = True
+            else:
+                built = session.build(unit, build, debug=True, needs_main=False)
+                if built.assembly is None or built.pdb is None:
+                    errors = [d.render() for d in built.result.diagnostics if d.severity.value == "error"]
+                    raise self._never_launched("the program does not compile: " + "; ".join(errors))
+                assembly = built.assembly
+                symbols = engine.request("symbols", dll=self._seen_by_engine(built.assembly), pdb=self._seen_by_engine(built.pdb))
+                if self._build_key is not None:
+                    keep(_kept_builds(), self._build_key, built.assembly, built.pdb, symbols)
         functions = [f for source, module in zip(unit.sources, modules or []) if module for f in maps.functions_of(source.path, module)]
-        self.mapping = mapping = maps.Mapping(read_symbols(files, built.assembly, built.pdb), functions)
+        self.mapping = mapping = maps.Mapping(symbols, functions)
         if target.test is not None:
             method = mapping.test_method(target.test)
             if method is None:
                 known = ", ".join(f'"{title}"' for title in mapping.tests()) or "none"
-                raise LaunchError(f'no test "{target.test}" in {target.program} or its test files (its tests: {known})')
+                raise self._never_launched(f'no test "{target.test}" in {target.program} or its test files (its tests: {known})')
             where = ["test", method.type_name, method.csharp]
         else:
             method = next((m for m in mapping.methods.values() if m.csharp == "main" and m.static and not m.parameters), None)
             if method is None:
-                raise LaunchError(f"{target.program} has no fn main(): name one of its tests to debug (\"test\": \"<title>\")")
+                raise self._never_launched(f"{target.program} has no fn main(): name one of its tests to debug (\"test\": \"<title>\")")
             where = ["main"]
         self.entry = mapping.entry(method.token) if target.stop_on_entry else None
         self.timings["build"] = time.perf_counter() - began  # the debug build, the engine's image, the symbols
         began = time.perf_counter()
-        self.engine = self._start_engine(files, built.assembly.parent)
         seen = self._seen_by_engine
-        reply = self.engine.request("launch", program=seen(built.assembly), runner=seen(files.runner), hook=seen(files.hook),
+        reply = engine.request("launch", program=seen(assembly), stdlib=STDLIB_DLL, runner=seen(files.runner), hook=seen(files.hook),
                                     dotnet=_dotnet(), target=where, args=list(target.args),
                                     exceptions=target.stop_on_exception, types=mapping.kite_types())
         self.pid = reply["pid"]
         if self.sandboxed:
             from kite.debug.sandbox import host_pid
 
-            self.pid = host_pid(self.engine.process.pid, reply["pid"])
+            self.pid = host_pid(engine.process.pid, reply["pid"])
         self.started = time.monotonic()
         if not self._loaded.wait(LOADED_SECONDS):
             raise LaunchError("the debuggee never loaded the program")
         self.timings["attach"] = time.perf_counter() - began  # engine and debuggee started, attached, module loaded
         return self.pid
+
+    def _kept_build(self, session, unit, modules, build: Path) -> tuple[Path, dict] | None:
+        """The debug build of this very program kept by an earlier launch, written into `build`, and its symbols;
+        None when there is none (then the key to keep this launch's build under is set)."""
+        from kite.dotnet.stdlib import STDLIB_DLL
+        from kite.pipeline import generate_for_debugger, has_entry_point
+        from kite.session import built_assembly_name
+
+        parsed = [module for module in modules or [] if module is not None]
+        if not parsed or len(parsed) != len(modules or []):
+            return None  # the build reports why
+        generated = generate_for_debugger(unit, parsed, entry_point=has_entry_point(parsed[0]))
+        stdlib = session.compiler.stdlib_image()
+        self._build_key = build_key(list(generated.sources), stdlib)
+        found = kept(_kept_builds(), self._build_key, built_assembly_name(generated.module_name))
+        if found is None:
+            return None
+        for path in (found.assembly, found.pdb):
+            shutil.copyfile(path, build / path.name)
+        (build / STDLIB_DLL).write_bytes(stdlib)
+        return build / found.assembly.name, found.symbols()
+
+    def _never_launched(self, message: str) -> LaunchError:
+        """The launch fails before any debuggee: the engine's end (when the front end closes the session) is no
+        session's end to report."""
+        self._ended = True
+        return LaunchError(message)
 
     def _seen_by_engine(self, path: Path) -> str:
         """A path of the engine's folder or the build as the engine sees it (inside the sandbox, or as it is)."""
@@ -190,6 +229,9 @@ class DebugSession:
             self._engine().request("step", kind=kind, range=list(self._mapping().step_range(token, offset)))
 
     def pause(self) -> None:
+        if self.aborted_call is not None:
+            raise EngineError(f"pause is not served after {self.aborted_call}(...) was aborted: the runtime cannot stop the "
+                              "debuggee's thread while it runs again; a breakpoint still stops it")
         self._engine().request("pause")
 
     # ---- a stopped frame
@@ -259,38 +301,56 @@ class DebugSession:
         return Evaluator(lookup, self.children, call).evaluate(expression)
 
     def call(self, name: str, arguments: list[dict]) -> dict:
-        """The program's function `name` run on the stopped thread with `arguments` (values of this stop, int and bool
-        literals), aborted after CALL_SECONDS; the stop goes on, its frames read again (the run made them stale)."""
-        method = self._mapping().function_named(name)
-        if method is None:
-            raise EvaluationError(f"'{name}' is not a function of the program")
-        if len(arguments) != len(method.parameters):
-            raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
-        passed = []
-        for argument in arguments:
-            if argument.get("ref"):
-                passed.append({"ref": argument["ref"]})
-            elif argument["kind"] == "int":
-                passed.append({"int": int(argument["text"])})
-            elif argument["kind"] == "bool":
-                passed.append({"bool": argument["text"] == "true"})
-            else:
-                raise EvaluationError(f"a call takes records, collections, ints and bools as arguments, not {argument['text']}")
-        try:
-            reply = self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, token=method.token, args=passed,
-                                           ms=int(CALL_SECONDS * 1000))
-        finally:
-            self._forget_stop()
+        """`name` run on the stopped thread with `arguments` (values of this stop and literals), aborted after
+        CALL_SECONDS; the stop goes on, its frames read again (the run made them stale). A standard-library name is
+        the standard library's, as the code generator calls it, through the overload C# picked for the program."""
+        from kite import standard_library
+
+        std = standard_library.FUNCTIONS.get(name)
+        if std is not None:
+            if not std.pure:
+                raise EvaluationError(f"{name} is not pure: evaluate calls functions only for their results")
+            if len(arguments) not in std.arities:
+                raise EvaluationError(f"{name} takes {' or '.join(map(str, std.arities))} argument(s), not {len(arguments)}")
+            callee: dict = {"std": name}
+        else:
+            method = self._mapping().function_named(name)
+            if method is None:
+                raise EvaluationError(f"'{name}' is not a function of the program or the standard library")
+            if len(arguments) != len(method.parameters):
+                raise EvaluationError(f"{name} takes {len(method.parameters)} argument(s), not {len(arguments)}")
+            callee = {"token": method.token}
+        if self.aborted_call is not None and std is None:
+            # The standard library's functions end on their own (bounded by their arguments); the program's may not
+            raise EvaluationError(f"no more calls of the program's functions in this session: {self.aborted_call}(...) was "
+                                  "aborted, and the runtime cannot stop the debuggee's thread again to abort another; "
+                                  "standard-library calls, names, fields and operators still evaluate")
+        passed = [_argument(argument) for argument in arguments]
+        reply = self._call(callee, passed)
+        if reply.get("box"):  # a value type where the overload takes object: the same call with it boxed
+            for index in reply["box"]:
+                if arguments[index]["kind"] in BOXES:
+                    passed[index] = {**passed[index], "box": BOXES[arguments[index]["kind"]]}
+            reply = self._call(callee, passed)
         if reply.get("stuck"):  # the call could not be aborted: the debuggee is in no state to go on
             self.end()
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and the debuggee could not "
                                   "be stopped to abort it; the session has ended")
+        if reply.get("no_overload") and std is not None:
+            raise EvaluationError(f"{name} does not take these arguments: {std.signature}")
         if reply.get("aborted"):
+            self.aborted_call = name
             raise EvaluationError(f"{name}(...) ran past the {CALL_SECONDS:g} s limit of a call and was aborted")
         if "exception" in reply:
             failed = reply["exception"].rpartition(".")[2]
             raise EvaluationError(f"{name}(...) crashed: {failed}: {reply['message']}")
         return reply["value"]
+
+    def _call(self, callee: dict, passed: list[dict]) -> dict:
+        try:
+            return self._engine().request("call", timeout=REPLY_SECONDS_FOR_CALL, args=passed, ms=int(CALL_SECONDS * 1000), **callee)
+        finally:
+            self._forget_stop()
 
     def threads(self) -> list[int]:
         return [self.stopped_thread or 1]
@@ -320,7 +380,7 @@ class DebugSession:
             step["count"] += 1
             if step["count"] < MAX_MICRO_STEPS and not (kite and mapping.on_new_line(token, offset, step["start"])):
                 self._forget_stop()
-                if not kite:  # in the standard library or generated code: back out to the Kite caller
+                if not kite or token not in mapping.methods:  # the stdlib, generated code (main's entry wrapper): back out
                     self._engine().request("step", kind="out")
                 else:
                     self._engine().request("step", kind=step["kind"] if step["kind"] != "out" else "over",
@@ -377,6 +437,29 @@ class DebugSession:
         if self.mapping is None:
             raise EngineError("no program is being debugged")
         return self.mapping
+
+
+def _argument(value: dict) -> dict:
+    """A call's argument as the engine takes it: a value of this stop by its reference (a record, a collection), or a
+    value to make in the debuggee (a str or dec is made again from its text: equal values, and Kite has no identity)."""
+    kind = value["kind"]
+    if value.get("ref"):
+        return {"ref": value["ref"]}
+    if kind == "int":
+        return {"int": int(value["text"])}
+    if kind == "bool":
+        return {"bool": value["text"] == "true"}
+    if kind == "dec":
+        return {"dec": value["text"]}
+    if kind in ("str", "char") and "raw" in value:
+        return {kind: value["raw"]}
+    raise EvaluationError(f"a call takes records, collections, strs, chars, ints, decs and bools as arguments, not {value['text']}")
+
+
+def _kept_builds() -> Path:
+    from kite.dotnet.packages import restore
+
+    return restore().cache_dir / "debug-builds"
 
 
 def _dotnet() -> str:
