@@ -258,8 +258,10 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
                         chain = (states[-2], state, symbol)
                         state = chains.get(chain, -1)
                         if state < 0:
-                            state = chains[chain] = _after_chain(actions, rules, chain)
+                            state = chains[chain] = _after_chain(actions, rules, chain, tables.end_states.values())
                         states[-1] = state
+                        if symbol == "$END" and state == end_state:
+                            return values[-1]
                         continue
                     value = values[rule[3]]
                 else:
@@ -294,9 +296,10 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
             return None
 
 
-def _after_chain(actions: dict, rules: list, chain: tuple[int, int, str]) -> int:
+def _after_chain(actions: dict, rules: list, chain: tuple[int, int, str], end_states) -> int:
     """The top state after every one-symbol reduction that passes its child on unchanged, in a row, from `state` over
-    `under` with `symbol` next: each such reduction replaces the top state by the goto of the state under it."""
+    `under` with `symbol` next: each such reduction replaces the top state by the goto of the state under it. At the
+    end of the text it stops at an end state, as Lark's parser does."""
     under, state, symbol = chain
     while True:
         action = actions[state].get(symbol)
@@ -306,6 +309,8 @@ def _after_chain(actions: dict, rules: list, chain: tuple[int, int, str]) -> int
         if rule[2] != PASS_ONE or rule[0] != 1:
             return state
         state = actions[under][rule[1]]
+        if symbol == "$END" and state in end_states:
+            return state
 
 
 def _laid_out(values: list, layout: tuple, trailing: int) -> list:
