@@ -62,7 +62,7 @@ class Tables:
                     row[symbol] = ~rule_numbers[argument]
             self.actions[state] = row
         self.kept_terminals = frozenset(
-            symbol.name for rule in lark.rules for symbol in rule.expansion if symbol.is_term and not symbol.filter_out
+            symbol.name for rule in lark.rules for symbol in rule.expansion if symbol.is_term and not getattr(symbol, "filter_out", False)
         )
         self.lexers: dict[int, tuple] = {}
         by_lexer: dict[int, tuple] = {}
@@ -154,7 +154,7 @@ def _tables(lark: Lark, transformer_class: type) -> Tables | None:
 def parse(lark: Lark, text: str, start: str, transformer, line_offset: int = 0, column_offset: int = 0):
     """The transformer's result for `text` parsed from `start`, tokens moved `line_offset` lines down and, on the
     text's first line, `column_offset` columns right; None when this loop cannot answer (the caller asks Lark)."""
-    tables = _tables(lark, type(transformer))
+    tables = _tables(lark, type(transformer))  # type: ignore[arg-type]  # a class is hashable
     if tables is None:
         return None
     try:
