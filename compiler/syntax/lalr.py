@@ -13,7 +13,6 @@ both ways and compares.
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -143,18 +142,18 @@ def _lexer_recipe(lexer) -> tuple:
     return scanner._mres[0].match, keywords
 
 
-@functools.cache
-def _tables(lark: Lark, transformer_class: type) -> Tables | None:
+def tables_for(lark: Lark, transformer_class: type) -> Tables | None:
+    """The driver's tables for this Lark parser and transformer; None when Lark's configuration holds something the
+    driver does not model (then every parse is Lark's)."""
     try:
         return Tables(lark, lark.options.postlex, transformer_class)
     except Unsupported:
         return None
 
 
-def parse(lark: Lark, text: str, start: str, transformer, line_offset: int = 0, column_offset: int = 0):
+def parse(tables: Tables | None, text: str, start: str, transformer, line_offset: int = 0, column_offset: int = 0):
     """The transformer's result for `text` parsed from `start`, tokens moved `line_offset` lines down and, on the
     text's first line, `column_offset` columns right; None when this loop cannot answer (the caller asks Lark)."""
-    tables = _tables(lark, type(transformer))  # type: ignore[arg-type]  # a class is hashable
     if tables is None:
         return None
     try:

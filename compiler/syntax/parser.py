@@ -110,7 +110,11 @@ def _fast_parse(text: str, start: str, transformer: KiteTransformer, lines: int,
     """kite.syntax.lalr's parse of `text`, or None: Lark's own parse must answer (or lark_only() asks for it)."""
     if getattr(_per_thread, "lark_only", False):
         return None
-    return lalr.parse(lark_parser(), text, start, transformer, lines, columns)
+    try:
+        tables = _per_thread.tables
+    except AttributeError:  # made from this thread's Lark parser, kept with it (kite.syntax.lalr's caches are not locked)
+        tables = _per_thread.tables = lalr.tables_for(lark_parser(), KiteTransformer)
+    return lalr.parse(tables, text, start, transformer, lines, columns)
 
 
 @contextlib.contextmanager
