@@ -1,5 +1,5 @@
-"""A tight LALR driver over Lark's own tables: the same AST as Lark's parse and KiteTransformer, about three times
-sooner (docs/graph.md, "Where the time goes").
+"""A tight LALR driver over Lark's own tables: the same AST as Lark's parse and KiteTransformer, in about half
+the time (docs/graph.md, "Speed").
 
 Lark stays the source of everything: the grammar, the LALR tables, each state's contextual lexer (its compiled
 regular expressions and keyword callbacks), which children each rule keeps and where its `[optional]` placeholders go.
