@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import threading
@@ -15,7 +16,7 @@ from lark.indenter import Indenter
 from lark.lexer import PatternStr
 from lark.visitors import Transformer_NonRecursive
 
-from kite.syntax import nodes as n
+from kite.syntax import lalr, nodes as n
 from kite.syntax.layout import bracket_delta, code_only
 from kite.syntax.literals import hole_end, quoted_end
 
@@ -105,6 +106,28 @@ def cached_parser() -> Lark:
     return parser
 
 
+def _fast_parse(text: str, start: str, transformer: KiteTransformer, lines: int, columns: int):
+    """kite.syntax.lalr's parse of `text`, or None: Lark's own parse must answer (or lark_only() asks for it)."""
+    if getattr(_per_thread, "lark_only", False):
+        return None
+    try:
+        tables = _per_thread.tables
+    except AttributeError:  # made from this thread's Lark parser, kept with it (kite.syntax.lalr's caches are not locked)
+        tables = _per_thread.tables = lalr.tables_for(lark_parser(), KiteTransformer)
+    return lalr.parse(tables, text, start, transformer, lines, columns)
+
+
+@contextlib.contextmanager
+def lark_only():
+    """Within it, this thread parses with Lark's parser and Transformer alone: what the fast driver is compared
+    with (tests/test_lalr.py, benchmarks/parse_stages.py)."""
+    _per_thread.lark_only = True
+    try:
+        yield
+    finally:
+        _per_thread.lark_only = False
+
+
 def parse_module(text: str, first_line: int = 1) -> n.Module:
     """The module of `text`, which the layout pass has made consistently indented. Raises KiteSyntaxError.
 
@@ -112,6 +135,9 @@ def parse_module(text: str, first_line: int = 1) -> n.Module:
     """
     text = text if text.endswith("\n") else text + "\n"
     offset = first_line - 1
+    module = _fast_parse(text, "start", KiteTransformer(text), offset, 0)
+    if module is not None:
+        return module
     try:
         tree = lark_parser().parse(text, start="start")
     except UnexpectedInput as error:
@@ -419,7 +445,8 @@ class KiteTransformer(Transformer_NonRecursive):
     def type(self, children):
         base, question = children
         typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None, base.returns, **_ends(question or base))
-        self._depth[id(typed)] = self._depth.get(id(base), 0)
+        # popped: `base` is dropped here, and a later node given its address must not inherit its depth
+        self._depth[id(typed)] = self._depth.pop(id(base), 0)
         return typed
 
     def collection_type(self, children):
@@ -532,6 +559,10 @@ def _split_spec(hole: str) -> tuple[str, str | None]:
 
 def _parse_hole(hole: str, line: int, column: int):
     """The expression of an f-string hole that starts at (line, column) of the file, with the file's positions."""
+    transformer = KiteTransformer(hole)
+    fast = _fast_parse(hole, "expr", transformer, line - 1, column - 1)
+    if fast is not None:
+        return fast, transformer._depth.get(id(fast), 0)
     try:
         tree = lark_parser().parse(hole, start="expr")
         _move_tokens(tree, line - 1, column - 1)

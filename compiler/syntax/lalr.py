@@ -1,0 +1,330 @@
+"""A tight LALR driver over Lark's own tables: the same AST as Lark's parse and KiteTransformer, in about half
+the time (docs/graph.md, "Speed").
+
+Lark stays the source of everything: the grammar, the LALR tables, each state's contextual lexer (its compiled
+regular expressions and keyword callbacks), which children each rule keeps and where its `[optional]` placeholders go.
+What is ours is only the loop: one function with its locals bound, the Indenter inline, no generic per-token
+machinery, the transformer's methods called straight from each reduction (no Tree). It answers only when the whole
+text parses and transforms: on anything else (a syntax error, a KiteSyntaxError from a callback, an input Lark's
+lexer would treat in a way this loop does not model) it gives None and the caller parses with Lark, so messages and
+recovery stay exactly Lark's. tests/test_lalr.py parses every .kite file of the repository, and mutations of them,
+both ways and compares.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from lark import Lark, Token
+from lark.lexer import UnlessCallback
+from lark.parsers.lalr_analysis import Shift
+
+_new_text = str.__new__
+
+# How a reduction takes its children from the values of its rule's symbols (see _rule_recipe).
+PASS_ONE = 0  # an inlined rule (`?rule`) left with one child: that child's value, unchanged
+TAKE_ALL = 1  # every symbol's value, in order
+TAKE_ONE = 2  # one symbol's value, in a list
+TAKE_SOME = 3  # some symbols' values (an itemgetter), in a list
+LAYOUT = 4  # placeholders for missing `[optional]`s, or a `_rule`'s children spliced in: as Lark's ChildFilterLALR
+
+# What it then makes of them.
+CALL = 0  # the transformer's method
+SPLICE = 1  # the list itself: a `_rule`, whose children its parent takes in
+INLINE = 2  # an inlined rule's only child, or else the transformer's method (or its __default__ Tree)
+
+
+class Tables:
+    """Lark's parse table and contextual lexer for one grammar, as flat lookups for the loop."""
+
+    def __init__(self, lark: Lark, indenter: Any, transformer_class: type):
+        frontend = lark.parser
+        parser = frontend.parser.parser
+        table = parser.parse_table
+        contextual = frontend.lexer.lexer
+        self.start_states = dict(table.start_states)
+        self.end_states = dict(table.end_states)
+        self.rules: list[tuple] = []
+        rule_numbers: dict[Any, int] = {}
+        self.actions: dict[int, dict[str, int]] = {}  # state -> symbol -> next state, or ~rule number to reduce
+        for state, actions in table.states.items():
+            row = {}
+            for symbol, (action, argument) in actions.items():
+                if action is Shift:
+                    row[symbol] = argument
+                else:
+                    if argument not in rule_numbers:
+                        rule_numbers[argument] = len(self.rules)
+                        self.rules.append(_rule_recipe(argument, lark.options.maybe_placeholders, transformer_class))
+                    row[symbol] = ~rule_numbers[argument]
+            self.actions[state] = row
+        self.kept_terminals = frozenset(
+            symbol.name for rule in lark.rules for symbol in rule.expansion if symbol.is_term and not getattr(symbol, "filter_out", False)
+        )
+        self.lexers: dict[int, tuple] = {}
+        by_lexer: dict[int, tuple] = {}
+        for state, lexer in contextual.lexers.items():
+            if id(lexer) not in by_lexer:
+                by_lexer[id(lexer)] = _lexer_recipe(lexer)
+            self.lexers[state] = by_lexer[id(lexer)]
+        self.chains: dict[tuple[int, int, str], int] = {}  # see _after_chain
+        ignored = {lexer.ignore_types for lexer in contextual.lexers.values()}
+        if len(ignored) != 1:
+            raise Unsupported(ignored)
+        self.ignored = ignored.pop()
+        self.newline_types = frozenset().union(*(lexer.newline_types for lexer in contextual.lexers.values()))
+        self.indenter = (indenter.NL_type, frozenset(indenter.OPEN_PAREN_types), frozenset(indenter.CLOSE_PAREN_types),
+                         indenter.INDENT_type, indenter.DEDENT_type, indenter.tab_len)
+
+
+class Unsupported(Exception):
+    """Lark's configuration holds something this loop does not model: parse with Lark alone."""
+
+
+def _rule_recipe(rule, placeholders: bool, transformer_class: type) -> tuple:
+    """(symbols popped, the symbol to go to, PASS_ONE and the child's index, or BUILD and the rule's child layout and
+    callback): as lark.parse_tree_builder's ChildFilterLALR, ExpandSingleChild and create_callback would build it."""
+    options = rule.options
+    if options.keep_all_tokens or rule.options.template_source:
+        raise Unsupported(rule)
+    empty = options.empty_indices if placeholders else ()
+    if empty:
+        counts = [len(ones) for ones in "".join(str(int(b)) for b in empty).split("0")]
+    else:
+        counts = [0] * (len(rule.expansion) + 1)
+    layout: list[tuple[int, bool, int]] = []  # (index in the expansion, spliced, placeholders before it)
+    pending = 0
+    for index, symbol in enumerate(rule.expansion):
+        pending += counts[index]
+        if not (symbol.is_term and symbol.filter_out):
+            layout.append((index, not symbol.is_term and symbol.name.startswith("_"), pending))
+            pending = 0
+    trailing = pending + counts[len(rule.expansion)]
+    name = rule.alias or rule.origin.name
+    expand_one = bool(options.expand1 and not rule.alias)
+    size = len(rule.expansion)
+    plain = not trailing and not any(spliced or placeholders for _, spliced, placeholders in layout)
+    if expand_one and plain and len(layout) == 1:
+        return (size, rule.origin.name, PASS_ONE, layout[0][0] - size)
+    taken: Any
+    if plain and size and len(layout) == size:
+        take, taken = TAKE_ALL, None
+    elif plain and len(layout) == 1:
+        take, taken = TAKE_ONE, layout[0][0] - size
+    elif plain and len(layout) > 1:
+        take, taken = TAKE_SOME, operator.itemgetter(*(index - size for index, _, _ in layout))
+    else:
+        take, taken = LAYOUT, (tuple(layout), trailing)
+    if name.startswith("_"):
+        if expand_one:
+            raise Unsupported(rule)
+        return (size, rule.origin.name, take, taken, SPLICE, None, name)
+    callback = getattr(transformer_class, name, None)
+    if callback is not None and getattr(callback, "visit_wrapper", None) is not None:
+        raise Unsupported(rule)
+    if callback is not None and not expand_one:
+        return (size, rule.origin.name, take, taken, CALL, callback, name)
+    return (size, rule.origin.name, take, taken, INLINE, callback, name)
+
+
+def _lexer_recipe(lexer) -> tuple:
+    """(the match of the scanner's one compiled expression, the keyword callbacks by type) of one state's lexer."""
+    scanner = lexer.scanner  # built on first use: this builds lexer.callback too
+    if len(scanner._mres) != 1:
+        raise Unsupported(lexer)
+    keywords: dict[str, tuple[Callable, dict]] = {}
+    for type_, callback in lexer.callback.items():
+        if not isinstance(callback, UnlessCallback):
+            raise Unsupported(type_)
+        keywords[type_] = (callback.scanner.fullmatch, {})
+    return scanner._mres[0].match, keywords
+
+
+def tables_for(lark: Lark, transformer_class: type) -> Tables | None:
+    """The driver's tables for this Lark parser and transformer; None when Lark's configuration holds something the
+    driver does not model (then every parse is Lark's)."""
+    try:
+        return Tables(lark, lark.options.postlex, transformer_class)
+    except Unsupported:
+        return None
+
+
+def parse(tables: Tables | None, text: str, start: str, transformer, line_offset: int = 0, column_offset: int = 0):
+    """The transformer's result for `text` parsed from `start`, tokens moved `line_offset` lines down and, on the
+    text's first line, `column_offset` columns right; None when this loop cannot answer (the caller asks Lark)."""
+    if tables is None:
+        return None
+    try:
+        return _run(tables, text, start, transformer, line_offset, column_offset)
+    except Exception:  # any failure is Lark's to report, in its own words
+        return None
+
+
+def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, column_offset: int):
+    actions, rules, lexers, chains = tables.actions, tables.rules, tables.lexers, tables.chains
+    kept, newline_types, ignored = tables.kept_terminals, tables.newline_types, tables.ignored
+    nl_type, opening, closing, indent_type, dedent_type, tab_len = tables.indenter
+    end_state = tables.end_states[start]
+    new_text, token_class = _new_text, Token
+    state = tables.start_states[start]
+    states: list[int] = [state]
+    values: list = []
+    levels = [0]
+    depth = 0  # brackets open: the Indenter ignores line breaks inside them
+    pos, length = 0, len(text)
+    line, line_start = 1, 0
+    token = None
+    while True:
+        if pos < length:
+            match_at, keywords = lexers[state]
+            match = match_at(text, pos)
+            if match is None:
+                return None
+            type_ = match.lastgroup
+            if type_ in ignored and type_ not in newline_types:
+                pos = match.end()
+                continue
+            value = match.group()
+            end = match.end()
+            start_line, start_column = line, pos - line_start + 1
+            if type_ in newline_types:
+                breaks = value.count("\n")
+                if breaks:
+                    line += breaks
+                    line_start = pos + value.rindex("\n") + 1
+            token_start, pos = pos, end
+            if type_ in ignored:
+                continue
+            if type_ in keywords:
+                fullmatch, known = keywords[type_]
+                retyped = known.get(value)
+                if retyped is None:
+                    retyped = known[value] = fullmatch(value) or type_
+                type_ = retyped
+            if type_ in kept:
+                token = new_text(token_class, value)
+                token.type, token.value, token.start_pos, token.end_pos = type_, value, token_start, end
+                token.line, token.end_line = start_line + line_offset, line + line_offset
+                token.column = start_column + column_offset if start_line == 1 else start_column
+                token.end_column = end - line_start + 1 + (column_offset if line == 1 else 0)
+            else:
+                token = None
+            if type_ == nl_type:
+                if depth:
+                    continue
+                indent_text = value.rsplit("\n", 1)[1]
+                indent = indent_text.count(" ") + indent_text.count("\t") * tab_len
+                feed = [nl_type]
+                if indent > levels[-1]:
+                    levels.append(indent)
+                    feed.append(indent_type)
+                else:
+                    while indent < levels[-1]:
+                        levels.pop()
+                        feed.append(dedent_type)
+                    if indent != levels[-1]:
+                        return None
+            else:
+                feed = [type_]
+                if type_ in opening:
+                    depth += 1
+                elif type_ in closing:
+                    depth -= 1
+                    if depth < 0:
+                        return None
+        else:
+            feed = [dedent_type] * (len(levels) - 1) + ["$END"]
+            levels = [0]
+            token = None
+        for symbol in feed:
+            while True:
+                action = actions[state].get(symbol)
+                if action is None:
+                    return None
+                if action >= 0:
+                    state = action
+                    states.append(state)
+                    values.append(token)
+                    break
+                rule = rules[~action]
+                size = rule[0]
+                take = rule[2]
+                if take == PASS_ONE:
+                    if size == 1:
+                        # A chain of these (atom to postfix to ... to expr) changes only the top state: remembered
+                        chain = (states[-2], state, symbol)
+                        state = chains.get(chain, -1)
+                        if state < 0:
+                            state = chains[chain] = _after_chain(actions, rules, chain, tables.end_states.values())
+                        states[-1] = state
+                        if symbol == "$END" and state == end_state:
+                            return values[-1]
+                        continue
+                    value = values[rule[3]]
+                else:
+                    if take == TAKE_ALL:
+                        children = values[-size:]
+                    elif take == TAKE_ONE:
+                        children = [values[rule[3]]]
+                    elif take == TAKE_SOME:
+                        children = list(rule[3](values))
+                    else:
+                        children = _laid_out(values[-size:] if size else [], *rule[3])
+                    make = rule[4]
+                    if make == CALL:
+                        value = rule[5](transformer, children)
+                    elif make == SPLICE:
+                        value = children
+                    elif len(children) == 1:
+                        value = children[0]
+                    elif rule[5] is None:
+                        value = transformer.__default__(rule[6], children, None)
+                    else:
+                        value = rule[5](transformer, children)
+                if size:
+                    del states[-size:]
+                    del values[-size:]
+                state = actions[states[-1]][rule[1]]
+                states.append(state)
+                values.append(value)
+                if symbol == "$END" and state == end_state:
+                    return value
+        if symbol == "$END":
+            return None
+
+
+def _after_chain(actions: dict, rules: list, chain: tuple[int, int, str], end_states) -> int:
+    """The top state after every one-symbol reduction that passes its child on unchanged, in a row, from `state` over
+    `under` with `symbol` next: each such reduction replaces the top state by the goto of the state under it. At the
+    end of the text it stops at an end state, as Lark's parser does."""
+    under, state, symbol = chain
+    while True:
+        action = actions[state].get(symbol)
+        if action is None or action >= 0:
+            return state
+        rule = rules[~action]
+        if rule[2] != PASS_ONE or rule[0] != 1:
+            return state
+        state = actions[under][rule[1]]
+        if symbol == "$END" and state in end_states:
+            return state
+
+
+def _laid_out(values: list, layout: tuple, trailing: int) -> list:
+    """A reduction's children, placeholders and spliced `_rule`s in, as Lark's ChildFilterLALR lays them out."""
+    children: list = []
+    for index, spliced, placeholders in layout:
+        if placeholders:
+            children += [None] * placeholders
+        if spliced:
+            if children:
+                children += values[index]
+            else:
+                children = values[index]
+        else:
+            children.append(values[index])
+    if trailing:
+        children += [None] * trailing
+    return children

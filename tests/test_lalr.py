@@ -1,0 +1,154 @@
+"""kite.syntax.lalr, the LALR driver over Lark's tables, against Lark's own parse and KiteTransformer: every .kite file
+of the repository (and ../shared/kite/examples when present), and mutations of them, give the same AST (positions,
+ends and tokens included), the same error, and through the front end the same diagnostics; and the fast path answers
+exactly when Lark's parse succeeds, so it is not quietly falling back."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+from lark import Token
+from lark.exceptions import LarkError
+
+from conftest import REPO
+from kite.source import SourceFile
+from kite.syntax import lalr
+from kite.syntax.frontend import read_syntax
+from kite.syntax.parser import KiteSyntaxError, lark_only, parse_module
+
+EXAMPLES = REPO.parent / "shared" / "kite" / "examples"
+MUTATIONS_PER_FILE = 4
+# Pieces a mutation puts in: Kite's brackets, operators and keywords, an indent, a line break, a stray character.
+PIECES = ["(", ")", "[", "]", ",", ":", "=", "->", "=>", ".", "<", ">", "?", "+", "-", "*", "fn", "let", "if", "else",
+          "return", "none", "not", "and", '"', "'", 'f"{', "}", "#", "    ", "\n", "\t", "1.5", "_x", "@"]
+
+
+def corpus() -> list[Path]:
+    folders = [REPO / "samples", REPO / "tests", REPO / "stdlib", REPO / "docs", EXAMPLES]
+    return sorted({path for folder in folders if folder.is_dir() for path in folder.rglob("*.kite")})
+
+
+def texts() -> list[tuple[str, str]]:
+    found = []
+    for path in corpus():
+        try:
+            found.append((str(path), path.read_text(encoding="utf-8")))
+        except (UnicodeDecodeError, OSError):  # a fixture of bytes that are not text: the front end's test
+            continue
+    return found
+
+
+def shape(value):
+    """Everything a value holds, ends and token positions included (nodes compare without their ends)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *((f.name, shape(getattr(value, f.name))) for f in dataclasses.fields(value)))
+    if isinstance(value, Token):
+        return ("Token", value.type, str(value), value.line, value.column, value.end_line, value.end_column,
+                value.start_pos, value.end_pos)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, *(shape(item) for item in value))
+    return (type(value).__name__, value)
+
+
+def outcome(text: str, first_line: int = 1):
+    try:
+        return ("parsed", shape(parse_module(text, first_line)))
+    except KiteSyntaxError as error:
+        return ("KiteSyntaxError", error.line, error.column, error.message, error.span)
+    except LarkError as error:
+        return (type(error).__name__, str(error), getattr(error, "line", None), getattr(error, "column", None))
+
+
+def both_ways(text: str, first_line: int = 1):
+    answered = []
+    real_parse = lalr.parse
+
+    def counted(*args):
+        result = real_parse(*args)
+        if args[2] == "start":
+            answered.append(result is not None)
+        return result
+
+    lalr.parse = counted
+    try:
+        fast = outcome(text, first_line)
+    finally:
+        lalr.parse = real_parse
+    with lark_only():
+        slow = outcome(text, first_line)
+    return fast, slow, answered == [True]
+
+
+def mutated(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    kind = rng.randrange(5)
+    at = rng.randrange(len(lines))
+    if kind == 0:  # a line dropped
+        del lines[at]
+    elif kind == 1:  # a line written twice
+        lines.insert(at, lines[at])
+    elif kind == 2:  # indentation changed
+        lines[at] = rng.choice(["", "  ", "    ", "\t"]) + lines[at].lstrip()
+    else:  # a character dropped, or a piece put in
+        line = lines[at]
+        column = rng.randrange(len(line) + 1)
+        piece = "" if kind == 3 else rng.choice(PIECES)
+        lines[at] = line[:column] + piece + line[column + (kind == 3):]
+    return "\n".join(lines)
+
+
+def test_the_corpus_is_there():
+    """The comparison means something only over many programs: the samples and the fixtures."""
+    assert len(texts()) > 200
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_every_kite_file_parses_the_same_both_ways(chunk):
+    for path, text in texts()[chunk::4]:
+        fast, slow, answered = both_ways(text)
+        assert fast == slow, path
+        assert answered == (slow[0] == "parsed"), f"{path}: the fast path must answer exactly when Lark's parse succeeds"
+
+
+def test_positions_are_the_files_for_an_item_parsed_on_its_own():
+    """An item parsed alone starts on its line of the file (kite.syntax.frontend's recovery)."""
+    text = 'fn f(x: int) -> str\n    let y = x + 1\n    return f"{y:F2} and {len(s)}"\n'
+    fast, slow, answered = both_ways(text, first_line=7)
+    assert fast == slow and answered
+    assert "('line', ('int', 8))" in repr(fast) and "('line', ('int', 9))" in repr(fast)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_files_agree_on_success_failure_and_the_ast(seed):
+    rng = random.Random(seed)
+    agreed = failed = 0
+    for path, text in texts()[seed::4]:
+        for _ in range(MUTATIONS_PER_FILE):
+            text_now = mutated(text, rng)
+            fast, slow, answered = both_ways(text_now)
+            assert fast == slow, (path, text_now)
+            assert answered == (slow[0] == "parsed"), (path, text_now)
+            agreed += 1
+            failed += slow[0] != "parsed"
+    assert agreed > 100 and 0 < failed < agreed  # both outcomes were tried
+
+
+def test_the_front_end_gives_the_same_diagnostics_both_ways():
+    """Through read_syntax (leak scan, layout, recovery): the same module and the same diagnostics, for the files as
+    they are and a mutation of each."""
+    rng = random.Random(7)
+    for path, text in texts()[::3]:
+        for version in (text, mutated(text, rng)):
+            try:
+                source = SourceFile(path, version)
+            except Exception:  # text the front end refuses before parsing: nothing to compare
+                continue
+            fast = read_syntax(source)
+            with lark_only():
+                slow = read_syntax(source)
+            assert shape(fast.module) == shape(slow.module), path
+            assert fast.diagnostics == slow.diagnostics, path
+            assert [(d.end_line, d.end_column, d.fix) for d in fast.diagnostics] == [(d.end_line, d.end_column, d.fix) for d in slow.diagnostics]
