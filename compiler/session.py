@@ -266,18 +266,7 @@ class Session:
         session's limit for each test of this unit; through=Layer.COMPILER skips the analyzers; `stop_at_failure` leaves
         the tests after a time-out or crash that follows a failure unrun (a mutant: one failure decides it)."""
         analysis = self.analyze(unit, through)
-        for _, _, message in module_mismatches(unit, list(analysis.modules)):
-            raise UnusableInput(message)
-        cases = [
-            TestCase(test.description, source.path, test.line, module_type_name(module), method)
-            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
-            for test, method in test_methods(module, index)
-        ]
-        deciding = [case for case in cases if hidden is None or case.file in hidden]
-        own = [case for case in cases if case not in deciding]
-        if not deciding:
-            where = "the hidden test files" if hidden is not None else "the program or its test files"
-            raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
+        deciding, own = self.test_cases(unit, analysis, hidden)
         compiled = self.emit(unit, analysis)
         if compiled.image is None:
             outcomes = [TestOutcome(case, "fail", DOES_NOT_COMPILE, 0.0) for case in deciding + own]
@@ -286,6 +275,21 @@ class Session:
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
         return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]), analysis.modules)
+
+    def test_cases(self, unit: Unit, analysis: Analysis, hidden: Collection[str] | None = None) -> tuple[list[TestCase], list[TestCase]]:
+        """An analyzed unit's tests: those that decide (all, or the `hidden` files') and the rest."""
+        for _, _, message in module_mismatches(unit, list(analysis.modules)):
+            raise UnusableInput(message)
+        cases = [
+            TestCase(test.description, source.path, test.line, module_type_name(module), method)
+            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
+            for test, method in test_methods(module, index)
+        ]
+        deciding = [case for case in cases if hidden is None or case.file in hidden]
+        if not deciding:
+            where = "the hidden test files" if hidden is not None else "the program or its test files"
+            raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
+        return deciding, [case for case in cases if case not in deciding]
 
     def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
                   stop_at_failure: bool = False) -> list[TestOutcome]:
