@@ -172,7 +172,7 @@ class Session:
             return self._pool
 
     def _open_pool(self) -> ProcessPool:
-        from kite.dotnet.own_images import own_image
+        from kite.dotnet.own_images import own_image, ready_to_run
         from kite.dotnet.packages import restore
         from kite.dotnet.runtime import write_runtime_config
         from kite.dotnet.stdlib import STDLIB_DLL, does_not_compile, stdlib_text_of
@@ -192,9 +192,12 @@ class Session:
         stdlib_image = self.compiler.stdlib_image()
         # Keyed by the stdlib too: the host is compiled against the very Kite.Std.dll it runs beside.
         stdlib_digest = hashlib.sha256(stdlib_image).hexdigest()
-        (host_dir / "KiteTestHost.dll").write_bytes(own_image(restore(), "KiteTestHost", [host_source, stdlib_digest], compile_host))
+        packages = restore()
+        host_image = own_image(packages, "KiteTestHost", [host_source, stdlib_digest], compile_host)
+        # Precompiled: every answer starts the host afresh. The answers still compile against the IL stdlib.
+        (host_dir / "KiteTestHost.dll").write_bytes(ready_to_run(packages, "KiteTestHost", host_image, {STDLIB_DLL: stdlib_image}))
         write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-        (host_dir / STDLIB_DLL).write_bytes(stdlib_image)
+        (host_dir / STDLIB_DLL).write_bytes(ready_to_run(packages, "Kite.Std", stdlib_image, {}))
         for written in host_dir.iterdir():
             written.chmod(0o644)
         from kite.testing.worker import ProcessPool
