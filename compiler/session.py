@@ -172,7 +172,7 @@ class Session:
             return self._pool
 
     def _open_pool(self) -> ProcessPool:
-        from kite.dotnet.own_images import own_image
+        from kite.dotnet.own_images import own_image, ready_to_run
         from kite.dotnet.packages import restore
         from kite.dotnet.runtime import write_runtime_config
         from kite.dotnet.stdlib import STDLIB_DLL, does_not_compile, stdlib_text_of
@@ -192,9 +192,12 @@ class Session:
         stdlib_image = self.compiler.stdlib_image()
         # Keyed by the stdlib too: the host is compiled against the very Kite.Std.dll it runs beside.
         stdlib_digest = hashlib.sha256(stdlib_image).hexdigest()
-        (host_dir / "KiteTestHost.dll").write_bytes(own_image(restore(), "KiteTestHost", [host_source, stdlib_digest], compile_host))
+        packages = restore()
+        host_image = own_image(packages, "KiteTestHost", [host_source, stdlib_digest], compile_host)
+        # Precompiled: every answer starts the host afresh. The answers still compile against the IL stdlib.
+        (host_dir / "KiteTestHost.dll").write_bytes(ready_to_run(packages, "KiteTestHost", host_image, {STDLIB_DLL: stdlib_image}))
         write_runtime_config(host_dir / "KiteTestHost.runtimeconfig.json")
-        (host_dir / STDLIB_DLL).write_bytes(stdlib_image)
+        (host_dir / STDLIB_DLL).write_bytes(ready_to_run(packages, "Kite.Std", stdlib_image, {}))
         for written in host_dir.iterdir():
             written.chmod(0o644)
         from kite.testing.worker import ProcessPool
@@ -266,18 +269,7 @@ class Session:
         session's limit for each test of this unit; through=Layer.COMPILER skips the analyzers; `stop_at_failure` leaves
         the tests after a time-out or crash that follows a failure unrun (a mutant: one failure decides it)."""
         analysis = self.analyze(unit, through)
-        for _, _, message in module_mismatches(unit, list(analysis.modules)):
-            raise UnusableInput(message)
-        cases = [
-            TestCase(test.description, source.path, test.line, module_type_name(module), method)
-            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
-            for test, method in test_methods(module, index)
-        ]
-        deciding = [case for case in cases if hidden is None or case.file in hidden]
-        own = [case for case in cases if case not in deciding]
-        if not deciding:
-            where = "the hidden test files" if hidden is not None else "the program or its test files"
-            raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
+        deciding, own = self.test_cases(unit, analysis, hidden)
         compiled = self.emit(unit, analysis)
         if compiled.image is None:
             outcomes = [TestOutcome(case, "fail", DOES_NOT_COMPILE, 0.0) for case in deciding + own]
@@ -286,6 +278,21 @@ class Session:
         limits = self.limits if timeout_seconds is None else replace(self.limits, timeout_seconds=timeout_seconds)
         return TestReport(unit.program.path, compiled.result, tuple(outcomes[: len(deciding)]), limits,
                           self.sandbox.mode, tuple(outcomes[len(deciding):]), analysis.modules)
+
+    def test_cases(self, unit: Unit, analysis: Analysis, hidden: Collection[str] | None = None) -> tuple[list[TestCase], list[TestCase]]:
+        """An analyzed unit's tests: those that decide (all, or the `hidden` files') and the rest."""
+        for _, _, message in module_mismatches(unit, list(analysis.modules)):
+            raise UnusableInput(message)
+        cases = [
+            TestCase(test.description, source.path, test.line, module_type_name(module), method)
+            for index, (source, module) in enumerate(zip(unit.sources, analysis.modules)) if module is not None
+            for test, method in test_methods(module, index)
+        ]
+        deciding = [case for case in cases if hidden is None or case.file in hidden]
+        if not deciding:
+            where = "the hidden test files" if hidden is not None else "the program or its test files"
+            raise NoTests(f"{unit.program.path}: no tests to run (no test blocks in {where})")
+        return deciding, [case for case in cases if case not in deciding]
 
     def run_image(self, image: bytes, cases: list[TestCase], timeout_seconds: float | None = None,
                   stop_at_failure: bool = False) -> list[TestOutcome]:

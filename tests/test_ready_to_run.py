@@ -150,3 +150,20 @@ def test_a_second_process_never_makes_the_images_while_one_is_making_them(tmp_pa
     assert (published, spawned) == ([], [])
     dotnet_packages._start_making_ready_to_run(tmp_path)
     assert spawned == [[sys.executable, "-m", "kite.dotnet.packages", str(tmp_path)]]
+
+
+def test_the_test_host_and_its_stdlib_are_ready_to_run_and_a_failing_crossgen2_leaves_the_il(tmp_path):
+    from kite.dotnet import own_images
+    from kite.dotnet.runtime import boot
+    from kite.session import Session
+
+    restored = dotnet_packages.restore()
+    dotnet_packages.make_ready_to_run(restored.cache_dir, wait=True)  # kite's own images use the same crossgen2
+    boot()  # for is_ready_to_run's PEReader
+    with Session() as session:
+        host_dir = session.pool.host_dir
+        assert is_ready_to_run(str(host_dir / "KiteTestHost.dll")) and is_ready_to_run(str(host_dir / "Kite.Std.dll"))
+        (tmp_path / "il.dll").write_bytes(session.compiler.stdlib_image())  # what answers compile against: IL
+        assert not is_ready_to_run(str(tmp_path / "il.dll"))  # the check can fail
+    assert run_kite(["test", "samples/word_count.kite"], REPO).exit_code == 0
+    assert own_images.ready_to_run(restored, "Broken", b"not an assembly", {}) == b"not an assembly"  # only speed differs

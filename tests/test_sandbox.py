@@ -84,6 +84,15 @@ def test_writing_raw_bytes_to_stdout_fails_the_answer(session):
     assert outcome.tampered and outcome.status == "crash"
 
 
+def test_result_lines_of_every_length_verify(session):
+    # The host signs with its own HMAC-SHA256 (OpenSSL's start-up cost a tenth of a host): lines of every length
+    # modulo SHA-256's 64-byte block, so with a padding of one block and of two, verify here.
+    lengths = range(140)
+    methods = "".join(f"public static void T{n}() => System.Console.Write(new string('x', {n}));\n" for n in lengths)
+    outcomes = run_raw(session, "public static class Raw {\n" + methods + "}\n", *(f"T{n}" for n in lengths))
+    assert [(outcome.status, outcome.output) for outcome in outcomes] == [("pass", "x" * n) for n in lengths]
+
+
 def test_a_process_left_running_is_gone_when_its_tests_end(session):
     marker = f"kite-hostile-{uuid.uuid4().hex}"
     sleeper = base64.b64encode(raw_image(session, (RAW / "sleeper.cs").read_text(), "Sleeper", executable=True)).decode()

@@ -132,6 +132,26 @@ def _ready_to_run(folder: Path, layout: dict) -> tuple[dict | None, str]:
     return images, f"made by {made_by} in {work / 'images'}"
 
 
+def crossgen2(packages: DotnetPackages) -> Path | None:
+    """The crossgen2 that made the ReadyToRun images (kite's own images are made with it too), or None while there
+    is none: not made yet, turned off, or failed."""
+    if packages.compiler_images == packages.compiler_dlls:
+        return None
+    try:
+        assets = json.loads((packages.cache_dir / "ready-to-run" / "obj" / "project.assets.json").read_text())
+    except (OSError, ValueError):
+        return None
+    downloads = assets["project"]["frameworks"]["net10.0"].get("downloadDependencies", [])
+    for download in downloads:
+        if download["name"].startswith("Microsoft.NETCore.App.Crossgen2."):
+            version = download["version"].strip("[]").split(",")[0].strip()
+            for package_root in assets["packageFolders"]:
+                found = Path(package_root) / download["name"].lower() / version / "tools" / "crossgen2"
+                if found.is_file():
+                    return found
+    return None
+
+
 def _run_dotnet(arguments: list[str], what: str) -> subprocess.CompletedProcess:
     command = [dotnet_executable(), *arguments, "--nologo", "-v", "q"]
     try:
