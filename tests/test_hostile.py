@@ -113,6 +113,12 @@ REBINDING = [
     # No enum Size: a constant Size of a record whose fields Small and Large are none stood in for it.
     ("sizes_fakes_the_enum_with_a_constant.kite", "sizes_hidden.test.kite",
      "sizes_fakes_the_enum_with_a_constant.kite(7): error KT015: 'Size' is used as a type in sizes_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
+    # All capitals is a type's spelling too (`type RGB`, `enum HTTP`): a fn RGB returning none, and a constant HTTP of a
+    # record whose PascalCase field NotFound is none, stood in for them, and every test passed.
+    ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
+     "colors_fakes_all_capitals_types.kite(13): error KT015: 'RGB' is used as a type in colors_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
+     "colors_fakes_all_capitals_types.kite(11): error KT015: 'HTTP' is used as a type in colors_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
@@ -132,10 +138,11 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
 
 
 @pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
-                                            ("sizes_right.kite", "sizes_hidden.test.kite")])
+                                            ("sizes_right.kite", "sizes_hidden.test.kite"), ("colors_right.kite", "colors_hidden.test.kite")])
 def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
     result = kite_test(answer, "--tests", hidden)
-    assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
+    last = result.output.splitlines()[-1]
+    assert result.exit_code == 0 and last.endswith(" passed, 0 failed") and not last.startswith("0 "), result.output
 
 
 # Names a program chose that met the generated code's own names (issue 20, point 4): each is a correct program, and

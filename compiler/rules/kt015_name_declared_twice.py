@@ -97,6 +97,8 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
     hidden tests, the program is the answer, and the tests' declaration is the one that keeps its name."""
     if program is None:
         return
+    fields = frozenset(field.name for item in program.items if isinstance(item, n.TypeDecl) for field in item.fields)
+    as_types = {path: used_as_types(module, fields) for path, module in tests if module is not None}
     for item in declarations(program):
         for path, module in tests:
             other = next((decl for decl in declarations(module) if clash(decl, item)), None) if module is not None else None
@@ -104,20 +106,29 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
                 # No related location: it would point into a test file that may be hidden (LANGUAGE.md section 12).
                 yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
                 break
-            if isinstance(item, VALUES) and module is not None and item.name in used_as_types(module):
+            if isinstance(item, VALUES) and module is not None and item.name in as_types[path]:
                 yield RULE.on(program_path, name_of(item), f"'{item.name}' is used as a type in {Path(path).name}: a {kind_of(item)} "
                                                            "named like a type would stand in for it, choose a snake_case name")
                 break
 
 
-def used_as_types(module: n.Module) -> set[str]:
-    """The PascalCase names a file calls (`Item(...)`) or reads a member of (`Size.Large`): a test file means a type
-    by them (LANGUAGE.md section 3), so an answer's `fn Item` returning none with no type Item, or a `let Size` whose
-    fields are none with no enum Size, would make every value and every expected value none. An all-capitals
-    constant (`TAX.rate`) is a constant's spelling, not a type's."""
-    named = (node.func if isinstance(node, n.Call) else node.target if isinstance(node, n.Member) else None
-             for node in n.descendants(module))
-    return {e.name for e in named if isinstance(e, n.Name) and e.name[:1].isupper() and not e.name.isupper()}
+def used_as_types(module: n.Module, fields: frozenset[str] = frozenset()) -> set[str]:
+    """The names a file means as types or enums, by the spelling Kite gives each kind (LANGUAGE.md section 3, KT003):
+    a call of a name that starts with a capital (`Item(...)`, `RGB(...)`: functions are snake_case, so that is a
+    construction), a member read of a PascalCase name (`Size.Large`), and a member read of an all-capitals name
+    whose member is spelled as an enum member and is a field of the program (`HTTP.NotFound`, `fields`). Without a
+    type or enum of that name, an answer's `fn RGB` returning none, or a `let HTTP` of a record whose fields are
+    none, would make every value and every expected value none. An all-capitals constant read as a value (`TAX`,
+    `LIMITS.max`, `NAME.Length`: no field of the program) is a constant's spelling and stays free to use."""
+    used = set()
+    for node in n.descendants(module):
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name[:1].isupper():
+            used.add(node.func.name)
+        elif isinstance(node, n.Member) and isinstance(node.target, n.Name) and node.target.name[:1].isupper():
+            name = node.target.name
+            if not name.isupper() or (node.name[:1].isupper() and node.name in fields):
+                used.add(name)
+    return used
 
 
 def applies(module):
