@@ -119,6 +119,11 @@ REBINDING = [
      "colors_fakes_all_capitals_types.kite(13): error KT015: 'RGB' is used as a type in colors_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
     ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
      "colors_fakes_all_capitals_types.kite(11): error KT015: 'HTTP' is used as a type in colors_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
+    # An answer's -> set<int> made the tests' list literal [4, 2, 4] a set: order and repeats were lost on both sides,
+    # and an answer that lost them passed. A list literal is a list (KT016).
+    ("evens_answers_a_set.kite", "evens_hidden.test.kite",
+     "evens_hidden.test.kite(4): error KT016: a list literal is a list, and here it would become a set<int>, which has no order or repeats: "
+     "make a set<int> with set<int>() and add to it, or compare with a list"),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
@@ -138,7 +143,8 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
 
 
 @pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
-                                            ("sizes_right.kite", "sizes_hidden.test.kite"), ("colors_right.kite", "colors_hidden.test.kite")])
+                                            ("sizes_right.kite", "sizes_hidden.test.kite"), ("colors_right.kite", "colors_hidden.test.kite"),
+                                            ("evens_right.kite", "evens_hidden.test.kite")])
 def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
     result = kite_test(answer, "--tests", hidden)
     last = result.output.splitlines()[-1]
