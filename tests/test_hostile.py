@@ -118,7 +118,13 @@ REBINDING = [
     ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
      "colors_fakes_all_capitals_types.kite(13): error KT015: 'RGB' is used as a type in colors_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
     ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
-     "colors_fakes_all_capitals_types.kite(11): error KT015: 'HTTP' is used as a type in colors_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
+     "colors_fakes_all_capitals_types.kite(7): error KT015: field 'NotFound' is read as a member in colors_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name"),
+    # The tests read .NET's xs.Count and xs.Contains("ink") on what names() returns: an answer returning a record of its
+    # own with fields Count = 2 and Contains = a lambda giving true passed both.
+    ("names_fakes_dotnet_members_with_fields.kite", "names_hidden.test.kite",
+     "names_fakes_dotnet_members_with_fields.kite(5): error KT015: field 'Contains' is read as a member in names_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name"),
     # An answer's -> set<int> made the tests' list literal [4, 2, 4] a set: order and repeats were lost on both sides,
     # and an answer that lost them passed. A list literal is a list (KT016).
     ("evens_answers_a_set.kite", "evens_hidden.test.kite",
@@ -144,7 +150,7 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
 
 @pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
                                             ("sizes_right.kite", "sizes_hidden.test.kite"), ("colors_right.kite", "colors_hidden.test.kite"),
-                                            ("evens_right.kite", "evens_hidden.test.kite")])
+                                            ("evens_right.kite", "evens_hidden.test.kite"), ("names_right.kite", "names_hidden.test.kite")])
 def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
     result = kite_test(answer, "--tests", hidden)
     last = result.output.splitlines()[-1]
