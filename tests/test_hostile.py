@@ -118,18 +118,18 @@ REBINDING = [
     ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
      "colors_fakes_all_capitals_types.kite(13): error KT015: 'RGB' is used as a type in colors_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
     ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
-     "colors_fakes_all_capitals_types.kite(7): error KT015: field 'NotFound' is read as a member in colors_hidden.test.kite: a field named "
-     "like a .NET member or an enum member would stand in for it, choose a snake_case name"),
+     ("colors_fakes_all_capitals_types.kite(7): error KT015: field 'NotFound' is read as a member in colors_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name")),
     # The tests read .NET's xs.Count and xs.Contains("ink") on what names() returns: an answer returning a record of its
     # own with fields Count = 2 and Contains = a lambda giving true passed both.
     ("names_fakes_dotnet_members_with_fields.kite", "names_hidden.test.kite",
-     "names_fakes_dotnet_members_with_fields.kite(5): error KT015: field 'Contains' is read as a member in names_hidden.test.kite: a field named "
-     "like a .NET member or an enum member would stand in for it, choose a snake_case name"),
+     ("names_fakes_dotnet_members_with_fields.kite(5): error KT015: field 'Contains' is read as a member in names_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name")),
     # An answer's -> set<int> made the tests' list literal [4, 2, 4] a set: order and repeats were lost on both sides,
     # and an answer that lost them passed. A list literal is a list (KT016).
     ("evens_answers_a_set.kite", "evens_hidden.test.kite",
-     "evens_hidden.test.kite(4): error KT016: a list literal is a list, and here it would become a set<int>, which has no order or repeats: "
-     "make a set<int> with set<int>() and add to it, or compare with a list"),
+     ("evens_hidden.test.kite(4): error KT016: a list literal is a list, and here it would become a set<int>, which has no order or repeats: "
+     "make a set<int> with set<int>() and add to it, or compare with a list")),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
