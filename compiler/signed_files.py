@@ -70,3 +70,21 @@ def write_signed(path: Path, key: bytes, payload: bytes) -> None:
     with contextlib.suppress(OSError):
         path.unlink(missing_ok=True)
         write_atomically(path, hmac.digest(key, payload, "sha256") + payload, 0o600)
+
+
+class OwnFolder:
+    """A cache folder only this user can write, whose entries carry an HMAC under the user's key: `read` gives an
+    entry's payload only when this user wrote it (its owner, its mode, its MAC), `write` replaces it atomically."""
+
+    def __init__(self, folder: str):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if not only_mine(self.folder.stat()):
+            raise UnusableInput(f"--cache {folder}: another user can write it, so its entries could be planted: give a folder only you can write")
+        self.key = user_key()
+
+    def read(self, path: Path) -> bytes | None:
+        return read_signed(path, self.key)
+
+    def write(self, path: Path, payload: bytes) -> None:
+        write_signed(path, self.key, payload)

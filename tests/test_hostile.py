@@ -113,6 +113,23 @@ REBINDING = [
     # No enum Size: a constant Size of a record whose fields Small and Large are none stood in for it.
     ("sizes_fakes_the_enum_with_a_constant.kite", "sizes_hidden.test.kite",
      "sizes_fakes_the_enum_with_a_constant.kite(7): error KT015: 'Size' is used as a type in sizes_hidden.test.kite: a constant named like a type would stand in for it, choose a snake_case name"),
+    # All capitals is a type's spelling too (`type RGB`, `enum HTTP`): a fn RGB returning none, and a constant HTTP of a
+    # record whose PascalCase field NotFound is none, stood in for them, and every test passed.
+    ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
+     "colors_fakes_all_capitals_types.kite(13): error KT015: 'RGB' is used as a type in colors_hidden.test.kite: a function named like a type would stand in for it, choose a snake_case name"),
+    ("colors_fakes_all_capitals_types.kite", "colors_hidden.test.kite",
+     ("colors_fakes_all_capitals_types.kite(7): error KT015: field 'NotFound' is read as a member in colors_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name")),
+    # The tests read .NET's xs.Count and xs.Contains("ink") on what names() returns: an answer returning a record of its
+    # own with fields Count = 2 and Contains = a lambda giving true passed both.
+    ("names_fakes_dotnet_members_with_fields.kite", "names_hidden.test.kite",
+     ("names_fakes_dotnet_members_with_fields.kite(5): error KT015: field 'Contains' is read as a member in names_hidden.test.kite: a field named "
+     "like a .NET member or an enum member would stand in for it, choose a snake_case name")),
+    # An answer's -> set<int> made the tests' list literal [4, 2, 4] a set: order and repeats were lost on both sides,
+    # and an answer that lost them passed. A list literal is a list (KT016).
+    ("evens_answers_a_set.kite", "evens_hidden.test.kite",
+     ("evens_hidden.test.kite(4): error KT016: a list literal is a list, and here it would become a set<int>, which has no order or repeats: "
+     "make a set<int> with set<int>() and add to it, or compare with a list")),
     # The answer called the hidden tests' reference solution and cleared their expected list: both tests passed. A
     # program reads none of its test files' values, as if compiled alone.
     ("sums_reads_the_tests_values.kite", "sums_hidden.test.kite",
@@ -132,10 +149,12 @@ def test_an_answer_cannot_re_mean_a_name_of_the_hidden_tests(answer, hidden, dia
 
 
 @pytest.mark.parametrize("answer, hidden", [("shop_right.kite", "shop_hidden.test.kite"), ("sums_right.kite", "sums_hidden.test.kite"),
-                                            ("sizes_right.kite", "sizes_hidden.test.kite")])
+                                            ("sizes_right.kite", "sizes_hidden.test.kite"), ("colors_right.kite", "colors_hidden.test.kite"),
+                                            ("evens_right.kite", "evens_hidden.test.kite"), ("names_right.kite", "names_hidden.test.kite")])
 def test_the_right_answer_passes_the_same_hidden_tests(answer, hidden):
     result = kite_test(answer, "--tests", hidden)
-    assert (result.exit_code, result.output.splitlines()[-1]) == (0, "2 passed, 0 failed")
+    last = result.output.splitlines()[-1]
+    assert result.exit_code == 0 and last.endswith(" passed, 0 failed") and not last.startswith("0 "), result.output
 
 
 # Names a program chose that met the generated code's own names (issue 20, point 4): each is a correct program, and

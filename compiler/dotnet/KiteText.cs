@@ -1,4 +1,4 @@
-// KT012: `+` on str joins two strings only (LANGUAGE.md section 11). C# would turn the other operand into its own
+// KT012 and KT016 (below). KT012: `+` on str joins two strings only (LANGUAGE.md section 11). C# would turn the other operand into its own
 // spelling (`True`, nothing for none, a .NET type name for a list), so the analyzer refuses it on the compiler's
 // types, whatever the expression: `"a" + 1`, `1 + "a"`, `text += flag`. Compiled with KiteSandbox.cs.
 #nullable enable
@@ -50,11 +50,17 @@ namespace Kite.Toolchain
             }
         }
 
-        private static void Check(OperationAnalysisContext context, params IOperation[] operands)
+        /// <summary>Whether the operation is a Kite line's own code (not the generator's scaffolding).</summary>
+        internal static bool OnKiteLine(OperationAnalysisContext context)
         {
             var tree = context.Operation.Syntax.SyntaxTree;
-            if (!tree.FilePath.EndsWith(SandboxAnalyzer.KiteFileSuffix, StringComparison.Ordinal)
-                || tree.GetLineVisibility(context.Operation.Syntax.SpanStart, context.CancellationToken) != LineVisibility.Visible)
+            return tree.FilePath.EndsWith(SandboxAnalyzer.KiteFileSuffix, StringComparison.Ordinal)
+                && tree.GetLineVisibility(context.Operation.Syntax.SpanStart, context.CancellationToken) == LineVisibility.Visible;
+        }
+
+        private static void Check(OperationAnalysisContext context, params IOperation[] operands)
+        {
+            if (!OnKiteLine(context))
             {
                 return;
             }
@@ -90,7 +96,7 @@ namespace Kite.Toolchain
             return ("aeiou".Contains(name[0]) ? "an " : "a ") + name;
         }
 
-        private static string KiteType(ITypeSymbol type)
+        internal static string KiteType(ITypeSymbol type)
         {
             switch (type.SpecialType)
             {
@@ -125,5 +131,46 @@ namespace Kite.Toolchain
             }
             return type.Name;
         }
+    }
+
+    // KT016: a list literal is a list (LANGUAGE.md section 3). Where Kite gives a `[...]` its type from its place it
+    // is a C# collection expression, which C# would also make a set or a map: `expect evens(xs) == [4, 2, 4]` beside
+    // an answer's `-> set<int>` would compare a set {4, 2}, and an answer that loses order and repeats would pass.
+    [DiagnosticAnalyzer(LanguageNames.CSharp)]
+    public sealed class ListLiteralAnalyzer : DiagnosticAnalyzer
+    {
+        public static readonly DiagnosticDescriptor Rule = new DiagnosticDescriptor(
+            "KT016",
+            "a list literal is a list",
+            "a list literal is a list, and here it would become a {0}, which has no order or repeats: make a {0} with {0}() and add to it, or compare with a list",
+            "Kite",
+            DiagnosticSeverity.Error,
+            isEnabledByDefault: true);
+
+        public override ImmutableArray<DiagnosticDescriptor> SupportedDiagnostics => ImmutableArray.Create(Rule);
+
+        public override void Initialize(AnalysisContext context)
+        {
+            context.ConfigureGeneratedCodeAnalysis(GeneratedCodeAnalysisFlags.Analyze | GeneratedCodeAnalysisFlags.ReportDiagnostics);
+            context.EnableConcurrentExecution();
+            context.RegisterOperationAction(CheckLiteral, OperationKind.CollectionExpression);
+        }
+
+        private static void CheckLiteral(OperationAnalysisContext context)
+        {
+            var literal = (ICollectionExpressionOperation)context.Operation;
+            // `[]` is empty as a set or a map too: `seen == []` means what it says.
+            if (literal.Elements.Length > 0 && literal.Type is { } type && IsSetOrMap(type) && TextJoinAnalyzer.OnKiteLine(context))
+            {
+                context.ReportDiagnostic(Diagnostic.Create(Rule, literal.Syntax.GetLocation(), TextJoinAnalyzer.KiteType(type)));
+            }
+        }
+
+        /// <summary>A type that keeps no order or repeats of what it is made of: a set or a map, or one of their
+        /// interfaces.</summary>
+        private static bool IsSetOrMap(ITypeSymbol type) =>
+            new[] { type }.Concat(type.AllInterfaces).OfType<INamedTypeSymbol>().Any(named =>
+                named.ContainingNamespace?.ToDisplayString() == "System.Collections.Generic"
+                && named.Name is "ISet" or "IReadOnlySet" or "IDictionary" or "IReadOnlyDictionary");
     }
 }

@@ -282,7 +282,7 @@ def _reporting(analyzers, suppressed: set[str]):
 
 
 def _kite_analyzers(runtime: DotnetRuntime):
-    """KT007 (KiteSandbox.cs) and KT012 (KiteText.cs), compiled against the loaded Roslyn and instantiated in this
+    """KT007 (KiteSandbox.cs), KT012 and KT016 (KiteText.cs), compiled against the loaded Roslyn and instantiated in this
     process, KT007 with the allowlist."""
     from Microsoft.CodeAnalysis import MetadataReference, OutputKind
     from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions
@@ -305,7 +305,7 @@ def _kite_analyzers(runtime: DotnetRuntime):
     tables = (allowlist.types, allowlist.members, allowlist.refused, allowlist.never)
     arguments = Array[Object]([Array[String](sorted(table)) for table in tables])
     sandbox = Activator.CreateInstance(assembly.GetType("Kite.Toolchain.SandboxAnalyzer"), arguments)
-    return [sandbox, Activator.CreateInstance(assembly.GetType("Kite.Toolchain.TextJoinAnalyzer"))]
+    return [sandbox, *(Activator.CreateInstance(assembly.GetType(f"Kite.Toolchain.{name}")) for name in ("TextJoinAnalyzer", "ListLiteralAnalyzer"))]
 
 
 def _compilation(assembly_name: str, sources: list[tuple[str, str]], base_references, references, options, parse_options):

@@ -16,7 +16,8 @@ import json
 from collections.abc import Callable
 
 from kite.graph.index import FileIndex, Local, Name, Range, Symbol, group_of
-from kite.search.cache import PARSE_FILES, OwnFolder, toolchain_fingerprint
+from kite.search.cache import PARSE_FILES, toolchain_fingerprint
+from kite.signed_files import OwnFolder
 from kite.source import SourceFile
 
 INDEX_FILES = (*PARSE_FILES, "kite/graph/", "kite/analyze.py", "kite/callee.py", "kite/standard_library.py")

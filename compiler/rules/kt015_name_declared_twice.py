@@ -1,6 +1,7 @@
 """KT015: a name is one thing in a module. A function, type, enum or constant name declared twice (as the same kind
 or as two kinds), in one file or in the program and one of its test files; or a function or constant named like a
-.NET type Kite code can name, or like a type a test file constructs."""
+.NET type Kite code can name, or like a type a test file constructs; or a field spelled like a .NET member that a test
+file reads."""
 
 import tomllib
 from functools import cache
@@ -14,7 +15,8 @@ from kite.syntax import nodes as n
 RULE = Rule(
     id="KT015",
     severity=Severity.ERROR,
-    summary="a name declared twice in one module (function, type, enum, constant), or a function or constant named like a .NET type",
+    summary=("a name declared twice in one module (function, type, enum, constant), a function or constant named like a .NET type "
+             "or a type the tests construct, or a capitalized field the tests read as a member"),
     rationale=(
         "A name is one thing in a module, and a program and its test files are one module. Kite has no overloading: "
         "in C#, a second fn with other parameter types would be an overload, and a call reaches the more specific one, "
@@ -24,8 +26,9 @@ RULE = Rule(
         "turn the tests' Int32.MinValue into the answer's value. So a function, type, enum or constant name is declared "
         "once, and a function or constant never takes the name of a .NET type Kite code can name (compiler/dotnet/"
         "allowlist.toml), nor the name a test file calls as a type (`Item(...)`): with no type Item at all, a fn Item "
-        "returning none would stand in for it. What a test file's name means is decided by the task's declarations and "
-        "the standard library."
+        "returning none would stand in for it. Nor does a field take a capital where a test file reads that member: "
+        "the test means .NET's xs.Count, and a record of the answer's with a field Count would stand in for the list. "
+        "What a test file's name means is decided by the task's declarations, the standard library and .NET."
     ),
     example="type Item\n    name: str\n    price: dec\n\nfn Item(name: str, price: dec) -> Item?\n    return none",
     fix="type Item\n    name: str\n    price: dec\n\nfn free_item(name: str) -> Item\n    return Item(name, 0.0)",
@@ -97,6 +100,8 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
     hidden tests, the program is the answer, and the tests' declaration is the one that keeps its name."""
     if program is None:
         return
+    yield from fields_read_as_members(program_path, program, tests)
+    as_types = {path: used_as_types(module) for path, module in tests if module is not None}
     for item in declarations(program):
         for path, module in tests:
             other = next((decl for decl in declarations(module) if clash(decl, item)), None) if module is not None else None
@@ -104,20 +109,44 @@ def across_files(program_path: str, program: n.Module | None, tests: list[tuple[
                 # No related location: it would point into a test file that may be hidden (LANGUAGE.md section 12).
                 yield RULE.on(program_path, name_of(item), message(item, other, Path(path).name))
                 break
-            if isinstance(item, VALUES) and module is not None and item.name in used_as_types(module):
+            if isinstance(item, VALUES) and module is not None and item.name in as_types[path]:
                 yield RULE.on(program_path, name_of(item), f"'{item.name}' is used as a type in {Path(path).name}: a {kind_of(item)} "
                                                            "named like a type would stand in for it, choose a snake_case name")
                 break
 
 
 def used_as_types(module: n.Module) -> set[str]:
-    """The PascalCase names a file calls (`Item(...)`) or reads a member of (`Size.Large`): a test file means a type
-    by them (LANGUAGE.md section 3), so an answer's `fn Item` returning none with no type Item, or a `let Size` whose
-    fields are none with no enum Size, would make every value and every expected value none. An all-capitals
-    constant (`TAX.rate`) is a constant's spelling, not a type's."""
-    named = (node.func if isinstance(node, n.Call) else node.target if isinstance(node, n.Member) else None
-             for node in n.descendants(module))
-    return {e.name for e in named if isinstance(e, n.Name) and e.name[:1].isupper() and not e.name.isupper()}
+    """The names a file means as types, by the spelling Kite gives each kind (LANGUAGE.md section 3, KT003): a call of
+    a name that starts with a capital (`Item(...)`, `RGB(...)`: functions are snake_case, so that is a construction)
+    and a member read of a PascalCase name (`Size.Large`). Without a type or enum of that name, an answer's `fn Item`
+    or `fn RGB` returning none, or a `let Size` of a record whose fields are none, would make every value and every
+    expected value none. An all-capitals constant read as a value (`TAX`, `LIMITS.max`) is a constant's spelling."""
+    used = set()
+    for node in n.descendants(module):
+        if isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.name[:1].isupper():
+            used.add(node.func.name)
+        elif isinstance(node, n.Member) and isinstance(node.target, n.Name) and node.target.name[:1].isupper() and not node.target.name.isupper():
+            used.add(node.target.name)
+    return used
+
+
+def members_read(module: n.Module) -> set[str]:
+    """The member names a file reads or calls (`xs.Count`, `text.Contains("a")`, `HTTP.NotFound`)."""
+    return {node.name for node in n.descendants(module) if isinstance(node, n.Member)}
+
+
+def fields_read_as_members(program_path: str, program: n.Module, tests: list[tuple[str, n.Module | None]]):
+    """A field of the program spelled with a capital that a test file reads as a member. Kite's fields are snake_case
+    and .NET's members and enum members are PascalCase, so the test means .NET's `Count` or an enum's `NotFound`: an
+    answer returning a record of its own with a field `Count: int` or `Contains: fn(str) -> bool` (true), or a
+    constant HTTP of a record whose field NotFound is none, would stand in for them."""
+    read = [(path, members_read(module)) for path, module in tests if module is not None]
+    for item in program.items:
+        for field in item.fields if isinstance(item, n.TypeDecl) else ():
+            path = next((path for path, names in read if field.name[:1].isupper() and field.name in names), None)
+            if path is not None:
+                yield RULE.on(program_path, name_of(field), f"field '{field.name}' is read as a member in {Path(path).name}: a field named "
+                                                            "like a .NET member or an enum member would stand in for it, choose a snake_case name")
 
 
 def applies(module):

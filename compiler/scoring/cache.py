@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
-from kite.atomic import write_atomically
 from kite.own_files import own_files
+from kite.signed_files import OwnFolder
 
 
 def toolchain_fingerprint() -> str:
@@ -22,25 +21,29 @@ def toolchain_fingerprint() -> str:
 
 
 class VerdictCache:
-    """--cache DIR: one file per verdict, named by the hash of the toolchain and the request."""
+    """--cache DIR: one file per verdict, named by the hash of the toolchain and the request. Anyone can compute that
+    hash, so an entry is believed only when this user wrote it (kite.signed_files: a folder only this user can write,
+    an HMAC under the user's key) and it holds the verdict of its own key: a planted or edited entry (`passes: true`
+    for a wrong answer, or JSON that is not a verdict) is ignored and graded again."""
 
     def __init__(self, folder: str | None):
-        self.folder = Path(folder) if folder else None
-        if self.folder is not None:
-            self.folder.mkdir(parents=True, exist_ok=True)
+        self.own = OwnFolder(folder) if folder else None
 
     def get(self, key: str) -> dict | None:
-        if self.folder is None:
+        if self.own is None:
             return None
+        payload = self.own.read(self.own.folder / f"{key}.json")
         try:
-            return json.loads((self.folder / f"{key}.json").read_text())
-        except (OSError, ValueError):
+            entry = json.loads(payload) if payload is not None else None
+        except ValueError:
             return None
+        if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("verdict"), dict):
+            return None
+        return entry["verdict"]
 
     def put(self, key: str, verdict: dict) -> None:
-        if self.folder is None:
-            return
-        write_atomically(self.folder / f"{key}.json", json.dumps(verdict).encode())  # two runs may share the folder
+        if self.own is not None:  # atomic: two runs may share the folder
+            self.own.write(self.own.folder / f"{key}.json", json.dumps({"key": key, "verdict": verdict}).encode())
 
 
 def ran_out_of_time(verdict: dict) -> bool:

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kite
-from kite.errors import UnusableInput
 from kite.own_files import own_files
-from kite.signed_files import only_mine, read_signed, user_key, write_signed
+from kite.signed_files import OwnFolder
 from kite.source import SourceFile
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
@@ -77,24 +76,6 @@ class _ParseOnly(pickle.Unpickler):
         if isinstance(found, type) and (issubclass(found, n.Node) or found in (Entry, Parsed)):
             return found
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parse")
-
-
-class OwnFolder:
-    """A cache folder only this user can write, whose entries carry an HMAC under the user's key: `read` gives an
-    entry's payload only when this user wrote it (its owner, its mode, its MAC), `write` replaces it atomically."""
-
-    def __init__(self, folder: str):
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        if not only_mine(self.folder.stat()):
-            raise UnusableInput(f"--cache {folder}: another user can write it, so its entries could be planted: give a folder only you can write")
-        self.key = user_key()
-
-    def read(self, path: Path) -> bytes | None:
-        return read_signed(path, self.key)
-
-    def write(self, path: Path, payload: bytes) -> None:
-        write_signed(path, self.key, payload)
 
 
 class ParseCache(OwnFolder):

@@ -259,6 +259,32 @@ def test_identical_programs_are_judged_once_per_run_and_once_per_cache(tmp_path,
     assert len(judged) == 1 and again == first
 
 
+WRONG_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    return a - b\n"
+
+
+def test_a_planted_or_edited_cache_entry_is_ignored_and_judged_again(tmp_path, tasks, judged):
+    # The entry's name is a hash anyone can compute: an edited verdict (passes, every test a pass) was served as it
+    # was, and JSON that is not a verdict crashed the run. Entries are signed with the user's key now.
+    write_run(tmp_path / "run.jsonl", [kite_block(WRONG_ADDER)])
+    cache = tmp_path / "cache"
+    _, [first] = score(tmp_path, "--tasks", str(tasks), "--cache", str(cache))
+    [entry] = cache.glob("*.json")
+    forged = dict(first, passes=True, tests=[dict(test, status="pass", message="") for test in first["tests"]])
+    for planted in (json.dumps(forged), "[]", json.dumps({"key": entry.stem, "verdict": forged})):
+        entry.write_text(planted)
+        result, [again] = score(tmp_path, "--tasks", str(tasks), "--cache", str(cache))
+        assert (result.exit_code, again["passes"], again["score"]) == (0, False, 0), planted
+    assert len(judged) == 4
+
+
+def test_a_cache_folder_another_user_can_write_is_refused(tmp_path, tasks):
+    write_run(tmp_path / "run.jsonl", [kite_block(ADDER)])
+    (tmp_path / "shared").mkdir(mode=0o777)
+    (tmp_path / "shared").chmod(0o777)
+    result, _ = score(tmp_path, "--tasks", str(tasks), "--cache", str(tmp_path / "shared"))
+    assert result.exit_code == 2 and "another user can write it" in result.output
+
+
 SPINNING_ADDER = "module Adder\n\nfn add(a: int, b: int) -> int\n    while true\n        pass\n    return a + b\n"
 
 
