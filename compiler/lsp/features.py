@@ -16,6 +16,7 @@ from kite.source import SourceFile
 from kite.standard_library import FUNCTIONS
 from kite.syntax import nodes as n
 from kite.syntax.frontend import read_syntax
+from kite.syntax.nodes import type_text
 from kite.syntax.parser import kite_keywords
 
 RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -141,16 +142,6 @@ class Parsed:
     @property
     def types(self) -> dict[str, n.TypeDecl | n.EnumDecl]:
         return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
-
-
-def type_text(t: n.TypeRef | None) -> str:
-    if t is None or t.name == "?":
-        return "unknown"
-    if t.name == "fn":
-        result = f" -> {type_text(t.returns)}" if t.returns else ""
-        return f"fn({', '.join(type_text(a) for a in t.args)}){result}{'?' if t.nullable else ''}"
-    args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
-    return f"{t.name}{args}{'?' if t.nullable else ''}"
 
 
 def binding_type(binding: Binding) -> str:

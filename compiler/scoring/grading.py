@@ -16,7 +16,7 @@ from typing import Any
 from kite.diagnostics import STATIC_LAYERS, Layer
 from kite.errors import UnusableInput
 from kite.rules import ALL_RULES
-from kite.scoring import formats
+from kite.scoring import formats, signatures
 from kite.scoring.answer import Extraction, extract
 from kite.scoring.claims import Outcome, claims
 from kite.scoring.fragments import MAX_PROBED_CHARS, MODULE_LINE, Reading, own_code, parsed, read_as_module
@@ -44,11 +44,13 @@ class CodeRequest:
     regex_flavor: str = "dotnet"
     time_limit: float | None = None  # seconds each hidden test may run (the task's task.toml); None: the session's
     module_line_written: bool = True  # False: the program's module line is the reader's, not the answer's
+    signatures: tuple[tuple[str, str], ...] = ()  # the task's shapes of what the hidden tests use (kite.scoring.signatures)
 
     def key(self, toolchain: str) -> str:
         limit = [] if self.time_limit is None else [self.time_limit]  # keys made before time limits existed stay valid
         added = [] if self.module_line_written else ["module line added"]
-        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit, *added], ensure_ascii=False)
+        shapes = [["signatures", *map(list, self.signatures)]] if self.signatures else []
+        material = json.dumps([toolchain, self.format, self.regex_flavor, self.text, self.tests, *limit, *added, *shapes], ensure_ascii=False)
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -168,6 +170,7 @@ def judge_kite(session, request: CodeRequest) -> dict:
         verdict["own_tests"] = [outcome_json(outcome) for outcome in report.own_outcomes]
         verdict["tampered"] = report.tampered
         verdict["limits"] = {"timeout_seconds": report.limits.timeout_seconds, "budget_seconds": report.limits.budget_seconds}
+        verdict["reason"] = signatures.differing(module, request.signatures)
     verdict["diagnostics"] = [d.to_json() for d in check.diagnostics]
     verdict["layers_run"] = list(check.layers_run)
     verdict["skipped"] = list(check.skipped)
@@ -231,7 +234,8 @@ def prepare(line: int, answer_id, answer: str, task: Task | None, fmt: str, rege
         tests = tuple((test.path, test.text) for test in task.tests) if task is not None and meets_tests else ()
         time_limit = task.time_limit if task is not None and tests else None
         request = CodeRequest("kite", program.source, tests, time_limit=time_limit,
-                              module_line_written=program.readings[0][1].how == "module")
+                              module_line_written=program.readings[0][1].how == "module",
+                              signatures=task.signatures if task is not None and tests else ())
     return Prepared(line, answer_id, task, fmt, answer, extraction, program, request, model_score, task_id)
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from kite.errors import UnusableInput
 from kite.pipeline import TEST_SUFFIX
+from kite.scoring import signatures
 from kite.scoring.fragments import MODULE_LINE
 from kite.source import MAX_SOURCE_BYTES, SourceFile, decode, read, read_regular
+from kite.syntax.frontend import read_syntax
 
 # A task id names one folder inside TASKS_DIR: no separators, no "..", nothing hidden.
 TASK_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
@@ -36,6 +38,8 @@ class Task:
     solution: SourceFile | None = None  # the reference solution, when there is one
     time_limit: float | None = None  # seconds each hidden test may run; None: the command's default
     tags: tuple[str, ...] = ()
+    # (name, shape) of each declaration of the solution the hidden tests reach: an answer must keep them (signatures)
+    signatures: tuple[tuple[str, str], ...] = ()
 
 
 def is_augmented(path: str) -> bool:
@@ -82,7 +86,13 @@ class TaskFolder:
         prompt = read(str(folder / PROMPT)).text if (folder / PROMPT).exists() else None
         solution = SourceFile(f"{task_id}/{SOLUTION}", read(str(folder / SOLUTION)).text) if (folder / SOLUTION).exists() else None
         return Task(task_id, _module(folder, settings, tests), tests, prompt, solution, _time_limit(folder, settings),
-                    _tags(folder, settings))
+                    _tags(folder, settings), _signatures(solution, tests))
+
+
+def _signatures(solution: SourceFile | None, tests: tuple[SourceFile, ...]) -> tuple[tuple[str, str], ...]:
+    if solution is None:
+        return ()
+    return signatures.expected(read_syntax(solution).module, [read_syntax(test).module for test in tests])
 
 
 def _settings(path: Path) -> dict:

@@ -262,6 +262,17 @@ Item = Use | Let | TypeDecl | EnumDecl | FnDecl | TestDecl  # a Let at the top l
 STATEMENTS = get_args(Statement)
 
 
+def type_text(t: TypeRef | None) -> str:
+    """A type as Kite spells it (`list<Item>?`, `fn(int) -> bool`); "unknown" for none or the type pass's `?`."""
+    if t is None or t.name == "?":
+        return "unknown"
+    if t.name == "fn":
+        result = f" -> {type_text(t.returns)}" if t.returns else ""
+        return f"fn({', '.join(type_text(a) for a in t.args)}){result}{'?' if t.nullable else ''}"
+    args = f"<{', '.join(type_text(a) for a in t.args)}>" if t.args else ""
+    return f"{t.name}{args}{'?' if t.nullable else ''}"
+
+
 def _if_children(s: If) -> tuple:
     return (*(x for condition, body in s.branches for x in (condition, *body)), *(s.orelse or ()))
 

@@ -640,3 +640,57 @@ def test_a_tasks_hidden_tests_are_read_once_for_all_its_answers(tmp_path, tasks,
     _, results = score(tmp_path, "--tasks", str(tasks))
     assert [r["passes"] for r in results] == [True, True, False]
     assert sum('test "adds"' in text for text in parsed) == 1
+
+
+SHOP_SOLUTION = """module Shop
+
+type Item
+    name: str
+    price: dec
+
+fn names(items: list<Item>) -> list<str>
+    let mut found: list<str> = []
+    for item in items
+        found.Add(item.name)
+    return found
+"""
+SHOP_HIDDEN = """module Shop
+
+test "has ink"
+    expect "ink" in names([Item("ink", 0.5), Item("pen", 1.0)])
+
+test "no ruler"
+    expect not ("ruler" in names([Item("ink", 0.5), Item("pen", 1.0)]))
+"""
+# Wrong: one string, not a list of names; `in` reads a str as well, so the hidden tests pass it.
+JOINED_NAMES = """module Shop
+
+type Item
+    name: str
+    price: dec
+
+fn names(things: list<Item>) -> str
+    return "ink,pen"
+"""
+
+
+@pytest.mark.parametrize("answer, passes", [
+    (SHOP_SOLUTION.replace("items", "things"), True),  # its own parameter names: the shape is the types
+    (JOINED_NAMES, False),
+    (SHOP_SOLUTION.replace("item.name", "item.label").replace("name: str", "label: str"), False),  # the task's fields
+])
+def test_an_answer_keeps_the_shape_the_task_declares_for_what_its_hidden_tests_use(tmp_path, answer, passes):
+    folder = tmp_path / "tasks" / "shop"
+    folder.mkdir(parents=True)
+    (folder / "shop.test.kite").write_text(SHOP_HIDDEN)
+    write_run(tmp_path / "run.jsonl", [kite_block(answer)], task="shop")
+    without_solution, (graded,) = score(tmp_path, "--tasks", str(tmp_path / "tasks"))
+    assert without_solution.exit_code == 0 and all(t["status"] == "pass" for t in graded["tests"])
+    (folder / "solution.kite").write_text(SHOP_SOLUTION)
+    result, (judged,) = score(tmp_path, "--tasks", str(tmp_path / "tasks"))
+    assert result.exit_code == 0, result.output
+    assert judged["passes"] is passes
+    assert len(judged["reasons"]) == (0 if passes else 1)
+    for reason in judged["reasons"]:  # the answer's shape, never the hidden solution's
+        assert "not as the task declares it" in reason
+        assert "fn names(list<Item>) -> list<str>" not in reason and "type Item(name: str, price: dec)" not in reason
