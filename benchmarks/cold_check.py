@@ -39,7 +39,7 @@ phase("reference assemblies", started)
 roslyn_module._kite_analyzers(runtime)
 phase("KT007/KT012 analyzers: compile, or read the image", started)
 service = roslyn_module.RoslynService()
-phase("load the .NET analyzers (KT007/KT012 again, warm)", started)
+phase("load the .NET analyzers that can report", started)
 from kite.dotnet.stdlib import compile_stdlib
 stdlib = compile_stdlib(service)
 phase("standard library: compile, or read the image", started)
