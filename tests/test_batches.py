@@ -206,6 +206,19 @@ def test_score_and_report_read_only_regular_files(batch, command):
     assert result.stderr == "kite: error: fifo.kite: a FIFO, not a JSON lines file (kite reads regular files only)\n"
 
 
+@pytest.mark.parametrize("content, problem", [
+    (b'\x7fELF\x02\x01\x01\x00\x00\n{"text": "a"}\n', "binary file (NUL byte on line 1), not a JSON lines file"),
+    ('{"text": "a"}\n'.encode("utf-16"), "UTF-16 (little-endian) text, not UTF-8: a JSON lines file is read as UTF-8"),
+])
+@pytest.mark.parametrize("command", [["score", "run.jsonl", "--field", "text", "-o", "results.jsonl"], ["report", "run.jsonl"]])
+def test_a_binary_run_or_results_file_is_one_line_and_exit_2(batch, content, problem, command):
+    """A binary RUN was graded as broken lines, exit 0."""
+    (batch / "run.jsonl").write_bytes(content)
+    result = run_kite(command, batch)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"kite: error: run.jsonl: {problem}\n"
+
+
 def test_a_task_toml_that_is_a_fifo_is_one_line_not_a_hang(batch):
     task = batch / "tasks" / "t1"
     task.mkdir(parents=True)
