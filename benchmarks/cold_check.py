@@ -43,9 +43,6 @@ phase("load the .NET analyzers that can report", started)
 from kite.dotnet.stdlib import compile_stdlib
 stdlib = compile_stdlib(service)
 phase("standard library: compile, or read the image", started)
-from kite.dotnet.compile_worker import WARM_UP
-service.check([("WarmUp.cs", WARM_UP)], [stdlib.reference])
-phase("warm-up compile", started)
 session = Session()
 unit = Unit(SourceFile(sys.argv[1], open(sys.argv[1]).read()))
 analysis = session.analyze(unit, "kite")
