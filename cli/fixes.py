@@ -20,9 +20,11 @@ def fix_units(sources, err: bool) -> None:
     """Apply the safe fixes of every file the units name; `err`: say what was done on stderr (the check's output is
     a document). A file that cannot be read is left to the check to report."""
     from kite.fixing import fix_file
-    from kite.source import decode, encode_like, read_bytes
+    from kite.source import STDIN_PATH, decode, encode_like, read_bytes
 
     for path in dict.fromkeys(file for unit in sources for file in (unit.program, *unit.tests)):
+        if path == STDIN_PATH:
+            raise UnusableInput("--fix rewrites files: pipe stdin through `kite fmt -`, or name the file")
         try:
             data = read_bytes(path)
             source = decode(path, data)

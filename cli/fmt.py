@@ -22,15 +22,6 @@ def _diff(path: str, before: bytes, after: bytes) -> str:
     return "".join(difflib.unified_diff(old, new, diff_name(f"{path} (as written)"), diff_name(f"{path} (formatted)")))
 
 
-def _stdin(name: str) -> bytes:
-    from kite.source import MAX_SOURCE_BYTES
-
-    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)  # decode() refuses what is longer
-    if not data.strip():
-        raise UnusableInput(f"{name}: empty file")
-    return data
-
-
 @click.command(name="fmt", epilog=examples('kite fmt', 'kite fmt --check src/', 'kite fmt - --stdin-filename x.kite < x.kite'))
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change, exit 1 if any would.")
@@ -46,7 +37,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
     change), 2 for unusable input (the other files are still formatted), 3 for a bug in kite."""
     from kite.format import NotKite, format_bytes
     from kite.pipeline import kite_files
-    from kite.source import read_bytes
+    from kite.source import read_bytes, read_stdin
 
     collect_rarely()
     if "-" in paths:
@@ -67,7 +58,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
         if len(files) > 1:
             say(f"[{number}/{len(files)}] {visible(name)}")
         try:
-            data = _stdin(name) if "-" in paths else read_bytes(name)
+            data = read_stdin(name) if "-" in paths else read_bytes(name)
             formatted = format_bytes(data, name)
         except UnusableInput as error:
             click.echo(f"kite: error: {error}", err=True)

@@ -8,6 +8,7 @@ import errno
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,11 +129,12 @@ NOT_REGULAR = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), 
 
 # A path that names one of the reading process's own descriptors (`/dev/stdin`, a shell's `<(...)`): the caller's
 # own stream, read like `cat` reads it. The warm server has other descriptors, so such commands run in-process.
+STDIN_PATH, STDIN_NAME = "-", "<stdin>"  # `kite check -` reads stdin as ruff does; messages call it <stdin>
 OWN_DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
 
 
 def names_own_descriptor(path: str) -> bool:
-    return os.path.abspath(path).startswith(OWN_DESCRIPTORS)
+    return path == STDIN_PATH or os.path.abspath(path).startswith(OWN_DESCRIPTORS)
 
 
 def open_regular(path: str, expected: str) -> int:
@@ -169,15 +171,25 @@ def read_regular(path: str, expected: str, limit: int) -> bytes:
 
 
 def read_bytes(path: str) -> bytes:
-    """A source file's bytes as written (not empty, within the size limit); decode() makes them text."""
+    """A source file's bytes as written (not empty, within the size limit); decode() makes them text. STDIN_PATH is
+    this process's stdin."""
+    if path == STDIN_PATH:
+        return read_stdin(STDIN_NAME)
     data = read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1)  # never more than the limit
     if not data.strip():
         raise UnusableInput(f"{path}: empty file")
     return data
 
 
+def read_stdin(name: str) -> bytes:
+    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)  # decode() refuses what is longer
+    if not data.strip():
+        raise UnusableInput(f"{name}: empty file")
+    return data
+
+
 def read(path: str) -> SourceFile:
-    return decode(path, read_bytes(path))
+    return decode(STDIN_NAME if path == STDIN_PATH else path, read_bytes(path))
 
 
 def encode_like(text: str, original: bytes) -> bytes:

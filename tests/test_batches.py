@@ -206,6 +206,19 @@ def test_score_and_report_read_only_regular_files(batch, command):
     assert result.stderr == "kite: error: fifo.kite: a FIFO, not a JSON lines file (kite reads regular files only)\n"
 
 
+@pytest.mark.parametrize("content, problem", [
+    (b'\x7fELF\x02\x01\x01\x00\x00\n{"text": "a"}\n', "binary file (NUL byte on line 1), not a JSON lines file"),
+    ('{"text": "a"}\n'.encode("utf-16"), "UTF-16 (little-endian) text, not UTF-8: a JSON lines file is read as UTF-8"),
+])
+@pytest.mark.parametrize("command", [["score", "run.jsonl", "--field", "text", "-o", "results.jsonl"], ["report", "run.jsonl"]])
+def test_a_binary_run_or_results_file_is_one_line_and_exit_2(batch, content, problem, command):
+    """A binary RUN was graded as broken lines, exit 0."""
+    (batch / "run.jsonl").write_bytes(content)
+    result = run_kite(command, batch)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"kite: error: run.jsonl: {problem}\n"
+
+
 def test_a_task_toml_that_is_a_fifo_is_one_line_not_a_hang(batch):
     task = batch / "tasks" / "t1"
     task.mkdir(parents=True)
@@ -233,3 +246,21 @@ def test_a_diff_quotes_a_file_name_with_a_newline_as_git_does(batch):
     result = run_kite(["rewrite", "print($X)", "--to", "println($X)", "new\nline.kite"], batch)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith('--- "a/new\\nline.kite"\n+++ "b/new\\nline.kite"\n')
+
+
+@pytest.mark.parametrize("command, out", [
+    (["check", "--layer", "kite", "-"], "<stdin>(4): error KT004: 'var' is C#, not Kite\nfailed: 1 errors, 0 warnings\n"),
+    pytest.param(["test", "-"], "<stdin>(4): error KT004: 'var' is C#, not Kite\nfailed: 1 errors, 0 warnings\nFAIL one: the program does not compile\n0 passed, 1 failed\n", marks=pytest.mark.dotnet),
+])
+def test_check_and_test_read_stdin_as_a_file_named_stdin(batch, command, out):
+    """`-` was read only by kite fmt; check and test said `-: no such file`, as if it were a file's name."""
+    from click.testing import CliRunner
+
+    from kite.cli.main import main
+
+    program = 'module M\n\nfn f() -> int\n    var x = 1\n    return x\n\ntest "one"\n    expect f() == 1\n'
+    result = CliRunner().invoke(main, command, input=program.encode())
+    assert (result.exit_code, result.output) == (1, out)
+    assert CliRunner().invoke(main, command, input=b"").output == "kite: error: <stdin>: empty file\n"
+    refused = CliRunner().invoke(main, ["check", "--fix", "-"], input=program.encode())
+    assert refused.exit_code == 2 and "--fix rewrites files" in refused.output

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import FIXTURES, run_kite
 from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic, Layer, Severity, ordered
-from kite.dotnet.compile_worker import shared_worker
+from kite.dotnet.compile_worker import CompileWorker, shared_worker
 from kite.pipeline import ANYWHERE, QUOTED_NAME, RESTATES, SAME_PROBLEM, Unit, merge, names_the_same
 from kite.session import Session
 from kite.source import MAX_SOURCE_BYTES, MAX_SOURCE_LINES, decode
@@ -135,6 +135,19 @@ def test_a_compile_process_left_holding_half_its_memory_budget_is_replaced_befor
     assert worker.text_problem("python", "1," * 1_500_000, 300, memory_mb=1800) == ""
     assert worker.process is None or tree_rss(worker.process.pid) < 900 << 20
     assert worker.text_problem("json", "[1]", 60, memory_mb=1800) == "" and worker.process.pid != fresh
+
+
+def test_a_fresh_compile_process_gives_requests_extra_time_until_its_first_check_has_run_roslyn_once():
+    # No warm-up compile at start (a one-shot check would pay for the JIT twice): the first check carries it.
+    worker = CompileWorker()
+    try:
+        assert worker.text_problem("json", "[1]", 60) == "" and worker._allowance > 0  # a text check does not run Roslyn
+        assert worker.check([("c.cs", "public static class C { }\n")], 60, with_stdlib=False) == []
+        assert worker._allowance == 0
+        worker.stop()
+        assert worker.text_problem("json", "[1]", 60) == "" and worker._allowance > 0  # a restarted process: again
+    finally:
+        worker.stop()
 
 
 def test_the_compile_time_bomb_ends_at_the_budget_with_kt010_and_its_compile_is_killed():

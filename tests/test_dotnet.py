@@ -88,6 +88,38 @@ def test_every_rule_in_the_table_exists_and_the_required_ones_are_set(roslyn):
     assert all(reason.strip() for reason in [*rules.on.values(), *rules.off.values()])
 
 
+def test_only_analyzers_that_can_report_are_loaded_and_they_report_what_all_of_them_would(roslyn):
+    from pathlib import Path
+
+    from Microsoft.CodeAnalysis.Diagnostics import DiagnosticAnalyzer
+    from System.Collections.Generic import List
+    from System.Collections.Immutable import ImmutableArray
+
+    from kite.dotnet.roslyn import (
+        AnalyzerType,
+        _always_loaded,
+        _analyzer_types,
+        _every_analyzer,
+        _kite_analyzers,
+        _rules_of,
+    )
+
+    every = _every_analyzer(roslyn.runtime)
+    # The table in the packages' folder is what loading them all finds.
+    assert _analyzer_types(roslyn.runtime) == tuple(
+        AnalyzerType(Path(path).name, analyzer.GetType().FullName, _rules_of(analyzer), _always_loaded(analyzer)) for path, analyzer in every)
+    assert len(every) > 100 and roslyn.analyzers.Length < len(every) / 3
+    all_of_them = RoslynService(runtime=roslyn.runtime)
+    analyzers = List[DiagnosticAnalyzer]()
+    for analyzer in [analyzer for _, analyzer in every] + _kite_analyzers(roslyn.runtime):
+        analyzers.Add(analyzer)
+    all_of_them.analyzers = ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers)
+    flagged = WASTEFUL.replace("return item_counts.Count() > 0;", 'var none = item_counts.Any(); string s = "a" + "b"; return item_counts.Count() > 0 && none;')
+    for code in (WASTEFUL, flagged):
+        assert ids_and_lines(roslyn.check([("x.kite.cs", code)])) == ids_and_lines(all_of_them.check([("x.kite.cs", code)]))
+    assert {"CA1829", "CA1860"} <= {d.id for d in roslyn.check([("x.kite.cs", flagged)])}
+
+
 def test_a_rule_the_analyzers_do_not_have_is_a_clear_error(roslyn):
     with pytest.raises(ToolchainError, match="CA9999"):
         RoslynService(AnalyzerRules(on={"CA9999": "made up"}, off={}), runtime=roslyn.runtime)

@@ -7,12 +7,14 @@ service and reused: re-creating references on every call leaks native memory.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.diagnostics import INTERNAL_ERROR_ID, Diagnostic, Layer, Severity
 from kite.dotnet.own_images import own_image
 from kite.dotnet.runtime import DotnetRuntime, boot
@@ -23,6 +25,7 @@ WARNING_LEVEL = 10  # the warning wave of .NET 10, as the SDK sets it for net10.
 # The runtime binder of `dynamic`: without it no dynamic operation compiles (KT007 also names the word).
 WITHOUT_REFERENCES = frozenset({"Microsoft.CSharp.dll"})
 MAX_BASE_COMPILATIONS = 16
+ANALYZER_TABLE = "analyzer-types.json"  # in the restored packages' folder: see _analyzer_types
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,22 @@ class AnalyzerRules:
     def load(cls) -> AnalyzerRules:
         table = tomllib.loads((resources.files("kite.dotnet") / "analyzer_rules.toml").read_text())
         return cls(on=dict(table["on"]), off=dict(table["off"]))
+
+    def any_reported(self, rules: tuple[tuple[str, bool], ...]) -> bool:
+        """Whether one of an analyzer's (rule id, reported by default) can be reported under this table."""
+        return any(rule_id in self.on or (rule_id not in self.off and by_default) for rule_id, by_default in rules)
+
+
+@dataclass(frozen=True)
+class AnalyzerType:
+    """A .NET analyzer the restored packages ship, as ANALYZER_TABLE keeps it."""
+
+    image: str  # its assembly's file name, the same for the IL DLL and its ReadyToRun copy
+    name: str  # its full type name
+    rules: tuple[tuple[str, bool], ...]  # (rule id, reported unless the rule table says otherwise)
+    # A suppressor (it reports nothing, it hides what others report) or one with a rule no severity turns off: always
+    # loaded, as without the table.
+    always: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,36 +86,31 @@ class RoslynService:
         self.runtime = runtime or boot()
         self.rules = rules or AnalyzerRules.load()
 
-        from Microsoft.CodeAnalysis import (
-            DiagnosticSeverity,
-            NullableContextOptions,
-            OptimizationLevel,
-            OutputKind,
-            ReportDiagnostic,
-            WellKnownDiagnosticTags,
-        )
+        from Microsoft.CodeAnalysis import NullableContextOptions, OptimizationLevel, OutputKind, ReportDiagnostic
         from Microsoft.CodeAnalysis.CSharp import CSharpCompilationOptions, CSharpParseOptions, LanguageVersion
         from System import String
         from System.Collections.Generic import Dictionary
 
         self._references = _references(self.runtime)
-        self.analyzers, self._descriptors = _analyzers(self.runtime)
-        self.analyzer_ids = frozenset(self._descriptors)
+        types, kite_analyzers = _analyzer_types(self.runtime), _kite_analyzers(self.runtime)
+        # Whether each rule is reported unless the table says otherwise; where two analyzers share an id, the later.
+        by_default = {rule_id: reported for analyzer in types for rule_id, reported in analyzer.rules}
+        by_default |= {rule_id: reported for analyzer in kite_analyzers for rule_id, reported in _rules_of(analyzer)}
+        self.analyzer_ids = frozenset(by_default)
         unknown = sorted((set(self.rules.on) | set(self.rules.off)) - self.analyzer_ids)
         if unknown:
             raise ToolchainError(f"analyzer_rules.toml names rules the analyzers do not have: {', '.join(unknown)}")
+        self.analyzers = _analyzers(self.runtime, tuple(analyzer for analyzer in types if analyzer.always or self.rules.any_reported(analyzer.rules)))
 
         severities = Dictionary[String, ReportDiagnostic]()
-        suppressed = set()
-        for rule_id, descriptor in sorted(self._descriptors.items()):
+        for rule_id, reported in sorted(by_default.items()):
             if rule_id in self.rules.on:
                 severities[rule_id] = ReportDiagnostic.Warn
-            elif rule_id in self.rules.off or not (descriptor.IsEnabledByDefault and descriptor.DefaultSeverity >= DiagnosticSeverity.Warning):
+            elif rule_id in self.rules.off:
+                severities[rule_id] = ReportDiagnostic.Suppress
+            elif not reported:
                 # Not reported anyway; suppressing it lets Roslyn skip analyzers with nothing to report.
                 severities[rule_id] = ReportDiagnostic.Suppress
-                if WellKnownDiagnosticTags.NotConfigurable not in descriptor.CustomTags:
-                    suppressed.add(rule_id)
-        self.analyzers = _reporting(self.analyzers, suppressed)
         self._parse_options = CSharpParseOptions(getattr(LanguageVersion, LANGUAGE_VERSION))
         self._options = (
             CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
@@ -233,12 +247,41 @@ def _references(runtime: DotnetRuntime):
 
 
 @functools.cache
-def _analyzers(runtime: DotnetRuntime):
-    """The C# analyzers, loaded once per process, and their rule descriptors by id."""
+def _analyzer_types(runtime: DotnetRuntime) -> tuple[AnalyzerType, ...]:
+    """Every C# analyzer of the restored packages with its rules, read from ANALYZER_TABLE in their folder (keyed by
+    the pinned packages), which the first process to load them all wrote. A check instantiates only the analyzers with
+    a rule that can be reported: loading all of them was a fifth of a cold check's CPU (benchmarks/cold_vs_csc.py)."""
+    table = runtime.packages.cache_dir / ANALYZER_TABLE
+    try:
+        return tuple(AnalyzerType(image, name, tuple((rule_id, bool(reported)) for rule_id, reported in rules), bool(always))
+                     for image, name, rules, always in json.loads(table.read_text()))
+    except (OSError, ValueError, TypeError):  # not written yet, or half of an older format: made again
+        pass
+    found = tuple(AnalyzerType(Path(path).name, analyzer.GetType().FullName, _rules_of(analyzer), _always_loaded(analyzer))
+                  for path, analyzer in _every_analyzer(runtime))
+    write_atomically(table, json.dumps([[kind.image, kind.name, kind.rules, kind.always] for kind in found]).encode())
+    return found
+
+
+def _always_loaded(analyzer) -> bool:
+    from Microsoft.CodeAnalysis import WellKnownDiagnosticTags
+    from Microsoft.CodeAnalysis.Diagnostics import DiagnosticSuppressor
+
+    return isinstance(analyzer, DiagnosticSuppressor) or any(
+        WellKnownDiagnosticTags.NotConfigurable in descriptor.CustomTags for descriptor in analyzer.SupportedDiagnostics)
+
+
+def _rules_of(analyzer) -> tuple[tuple[str, bool], ...]:
+    from Microsoft.CodeAnalysis import DiagnosticSeverity
+
+    return tuple((descriptor.Id, bool(descriptor.IsEnabledByDefault and descriptor.DefaultSeverity >= DiagnosticSeverity.Warning))
+                 for descriptor in analyzer.SupportedDiagnostics)
+
+
+def _every_analyzer(runtime: DotnetRuntime) -> list:
+    """(image path, instance) of every C# analyzer in the restored packages, as the SDK's compiler loads them."""
     from Microsoft.CodeAnalysis import IAnalyzerAssemblyLoader, LanguageNames
-    from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference, DiagnosticAnalyzer
-    from System.Collections.Generic import List
-    from System.Collections.Immutable import ImmutableArray
+    from Microsoft.CodeAnalysis.Diagnostics import AnalyzerFileReference
     from System.Reflection import Assembly
 
     class AssemblyLoader(IAnalyzerAssemblyLoader):
@@ -251,36 +294,42 @@ def _analyzers(runtime: DotnetRuntime):
             pass
 
     loader = AssemblyLoader()
-    failures = []
-    analyzers = List[DiagnosticAnalyzer]()
+    failures: list[str] = []
+    found = []
     for path in runtime.packages.analyzer_images:
         reference = AnalyzerFileReference(path, loader)
         reference.AnalyzerLoadFailed += lambda _sender, event, path=path: failures.append(f"{path}: {event.Message}")
-        analyzers.AddRange(reference.GetAnalyzers(LanguageNames.CSharp))
+        found += [(path, analyzer) for analyzer in reference.GetAnalyzers(LanguageNames.CSharp)]
     if failures:
         raise ToolchainError(f"the .NET analyzers failed to load: {failures[0]}")
-    if analyzers.Count == 0:
+    if not found:
         raise ToolchainError("no .NET analyzers were found in the restored packages")
-    for analyzer in _kite_analyzers(runtime):
-        analyzers.Add(analyzer)
-    descriptors = {descriptor.Id: descriptor for analyzer in analyzers for descriptor in analyzer.SupportedDiagnostics}
-    return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers), descriptors
+    return found
 
 
-def _reporting(analyzers, suppressed: set[str]):
-    """The analyzers that can report something: one whose every rule is suppressed adds nothing to a check but its
-    start-up, which Roslyn pays for each analyzer on every compilation (about 240 of the 280 here)."""
-    from Microsoft.CodeAnalysis.Diagnostics import DiagnosticAnalyzer, DiagnosticSuppressor
+@functools.cache
+def _analyzers(runtime: DotnetRuntime, wanted: tuple[AnalyzerType, ...]):
+    """Instances of the `wanted` analyzers and of kite's own, once per process."""
+    from Microsoft.CodeAnalysis.Diagnostics import DiagnosticAnalyzer
+    from System import Activator
     from System.Collections.Generic import List
     from System.Collections.Immutable import ImmutableArray
+    from System.Reflection import Assembly
 
-    kept = List[DiagnosticAnalyzer]()
-    for analyzer in analyzers:
-        if isinstance(analyzer, DiagnosticSuppressor) or any(d.Id not in suppressed for d in analyzer.SupportedDiagnostics):
-            kept.Add(analyzer)
-    return ImmutableArray.CreateRange[DiagnosticAnalyzer](kept)
+    images = {Path(path).name: path for path in runtime.packages.analyzer_images}
+    analyzers = List[DiagnosticAnalyzer]()
+    for kind in wanted:
+        found = Assembly.LoadFrom(images[kind.image]).GetType(kind.name) if kind.image in images else None
+        if found is None:
+            table = runtime.packages.cache_dir / ANALYZER_TABLE
+            raise ToolchainError(f"{table} names {kind.name}, which the restored analyzers do not have: delete the file")
+        analyzers.Add(Activator.CreateInstance(found))
+    for analyzer in _kite_analyzers(runtime):
+        analyzers.Add(analyzer)
+    return ImmutableArray.CreateRange[DiagnosticAnalyzer](analyzers)
 
 
+@functools.cache
 def _kite_analyzers(runtime: DotnetRuntime):
     """KT007 (KiteSandbox.cs), KT012 and KT016 (KiteText.cs), compiled against the loaded Roslyn and instantiated in this
     process, KT007 with the allowlist."""

@@ -17,7 +17,7 @@ from kite.errors import UnusableInput
 from kite.scoring import formats
 from kite.scoring.grading import Prepared, prepare, ungradable
 from kite.scoring.tasks import TaskFolder, valid_task_id
-from kite.source import not_unicode, open_regular, reading_errors
+from kite.source import not_unicode, open_regular, reading_errors, wide_encoding
 
 if TYPE_CHECKING:
     from kite.scoring.run import ScoreOptions
@@ -46,13 +46,19 @@ SKIP_CHUNK = 1 << 20
 def run_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of every line that is not blank, read as a stream. A line over `max_line_bytes` is never
     held whole: its first max_line_bytes + 1 bytes stand for it (parse_line says it is too long). A BOM before the
-    first line is dropped, as it is from a .kite file."""
+    first line is dropped, as it is from a .kite file. JSON text never holds a NUL byte: a file with one is unusable,
+    as a binary .kite file is (before any line is graded: `kite score` reads the run through once first)."""
     with reading_errors(path, "a JSON lines file"), open(open_regular(path, "a JSON lines file"), "rb") as run:
         number = 0
         while raw := run.readline(max_line_bytes + 2):  # the content, one byte over, and a line end
             number += 1
             if number == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)
+                encoding = wide_encoding(raw)
+                if encoding:
+                    raise UnusableInput(f"{path}: {encoding} text, not UTF-8: a JSON lines file is read as UTF-8")
+            if b"\x00" in raw:
+                raise UnusableInput(f"{path}: binary file (NUL byte on line {number}), not a JSON lines file")
             if len(raw.rstrip(b"\r\n")) > max_line_bytes:
                 raw = raw[: max_line_bytes + 1]
                 while not raw.endswith(b"\n") and (rest := run.readline(SKIP_CHUNK)):  # the rest, read and dropped
