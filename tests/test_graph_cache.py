@@ -41,6 +41,18 @@ def test_a_cached_index_is_the_fresh_one_for_every_kite_file_of_the_repository(t
         assert cache.indexed(source, pytest.fail) == fresh, source.path  # read back: no parse, no index
 
 
+def test_a_cached_files_locals_are_made_when_read_and_are_the_fresh_ones(tmp_path):
+    (tmp_path / "a.kite").write_text("module A\n\nfn f(x: int) -> int\n    let y = x + 1\n    return y * x\n")
+    source = read(str(tmp_path / "a.kite"))
+    cache = IndexCache(str(tmp_path / "cache"))
+    cache.indexed(source, graph_build.index_source)
+    fresh, cached = graph_build.index_source(source), cache.indexed(source, pytest.fail)
+    assert cached.locals._made is None and len(cached.locals) == len(fresh.locals) == 2  # a graph leaves them as read
+    assert [x.name for x in cached.locals] == ["x", "y"] and cached.locals[1:] == fresh.locals[1:]
+    assert tuple(cached.locals) == fresh.locals and cached.locals == fresh.locals and hash(cached.locals) == hash(fresh.locals)
+    assert cached.locals[0].uses == fresh.locals[0].uses and len(cached.locals[0].uses) == 2
+
+
 @pytest.fixture
 def counted_indexes(monkeypatch) -> list[str]:
     indexed: list[str] = []
@@ -71,10 +83,10 @@ def test_a_forged_or_stale_entry_is_ignored_and_replaced(tmp_path, counted_index
     source = read(str(file))
     key = hashlib.sha256(toolchain_fingerprint(INDEX_FILES) + f"{source.path}\0{source.text}".encode()).hexdigest()
     entry = folder / f"{key}.index.json"
-    lie = json.dumps([key, ["A", [["A.lie", "lie", "fn", [1, 1, 1, 2], [1, 1, 1, 2], None]], [], [], []]]).encode()
+    lie = json.dumps([key, ["A", "a\0A", [["A.lie", "lie", "fn", [1, 1, 1, 2], [1, 1, 1, 2], None]], [], [], []]]).encode()
     cache = IndexCache(str(folder))
     other_key = hashlib.sha256(b"another file").hexdigest()
-    stale = json.dumps([other_key, ["A", [], [], [], []]]).encode()
+    stale = json.dumps([other_key, ["A", "a\0A", [], [], [], []]]).encode()
     planted = [lie, hmac.digest(b"k" * 32, lie, "sha256") + lie,  # no MAC; a MAC under another key
                hmac.digest(cache.key, stale, "sha256") + stale,  # this user's, but another file's entry copied here
                hmac.digest(cache.key, b"[1]", "sha256") + b"[1]"]  # this user's, of another shape

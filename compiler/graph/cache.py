@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from kite.graph.index import FileIndex, Local, Name, Range, Symbol, group_of
+from kite.graph.index import FileIndex, Local, Name, Range, Symbol
 from kite.search.cache import PARSE_FILES, toolchain_fingerprint
 from kite.signed_files import OwnFolder
 from kite.source import SourceFile
@@ -31,9 +31,40 @@ def _unrange(r: list[int] | None) -> Range | None:
     return None if r is None else Range(*r)
 
 
+class CachedLocals(Sequence[Local]):
+    """A cached file's locals kept as the entry's lists until first read: a graph never reads them (the language
+    server, which does, indexes without a cache), and making them was a fifth of a warm graph. Equal to the tuple of
+    the same Locals, as a fresh index holds them."""
+
+    def __init__(self, rows: list):
+        self._rows = rows
+        self._made: tuple[Local, ...] | None = None
+
+    def _locals(self) -> tuple[Local, ...]:
+        if self._made is None:
+            self._made = tuple(Local(nm, k, Range(*r), tuple(Range(*u) for u in uses), Range(*sc)) for nm, k, r, uses, sc in self._rows)
+        return self._made
+
+    def __getitem__(self, at):  # an int or a slice, as a tuple's
+        return self._locals()[at]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._locals() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._locals())
+
+    def __repr__(self) -> str:
+        return repr(self._locals())
+
+
 def to_data(file: FileIndex) -> list:
     return [
         file.module,
+        file.group,
         [[s.id, s.name, s.kind, _range(s.range), _range(s.name_range), s.container] for s in file.symbols],
         [[m.name, _range(m.range), m.role, m.source, m.owner, _range(m.via)] for m in file.names],
         [[x.name, x.kind, _range(x.range), [_range(u) for u in x.uses], _range(x.scope)] for x in file.locals],
@@ -43,14 +74,15 @@ def to_data(file: FileIndex) -> list:
 
 def from_data(path: str, data: list) -> FileIndex:
     """The FileIndex `to_data` wrote; any other shape raises (TypeError, ValueError, IndexError)."""
-    module, symbols, names, locals_, skipped = data
-    if not isinstance(module, str) or not all(isinstance(why, str) for why in skipped):
+    module, group, symbols, names, locals_, skipped = data
+    if not isinstance(module, str) or not isinstance(group, str) or not isinstance(locals_, list) \
+            or not all(isinstance(why, str) for why in skipped):
         raise ValueError("not an index")
     return FileIndex(
-        path, module, group_of(path, module),
+        path, module, group,  # the group kept, not made again: group_of's Paths were a tenth of a warm graph
         tuple(Symbol(i, nm, k, path, Range(*r), Range(*nr), c) for i, nm, k, r, nr, c in symbols),
         tuple(Name(nm, Range(*r), role, src, owner, _unrange(via)) for nm, r, role, src, owner, via in names),
-        tuple(Local(nm, k, Range(*r), tuple(Range(*u) for u in uses), Range(*sc)) for nm, k, r, uses, sc in locals_),
+        CachedLocals(locals_),
         tuple(skipped),
     )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -63,9 +64,9 @@ class Symbol:
         return {"id": self.id, "name": self.name, "kind": self.kind, "file": self.file, "range": self.range.to_json()}
 
 
-@dataclass(frozen=True)
-class Name:
-    """A name as written in a file, before it is resolved: what it may mean depends on the module's other files."""
+class Name(NamedTuple):
+    """A name as written in a file, before it is resolved: what it may mean depends on the module's other files. A
+    tuple, as Range is: a warm `kite graph --cache` makes about twenty a file."""
 
     name: str
     range: Range
@@ -93,7 +94,7 @@ class FileIndex:
     group: str  # files of one module share it (the program's path without .kite)
     symbols: tuple[Symbol, ...]
     names: tuple[Name, ...]
-    locals: tuple[Local, ...]
+    locals: Sequence[Local]  # a tuple; read from `--cache`, made only when first read (kite.graph.cache)
     skipped: tuple[str, ...]  # "line L: why" for each line the parser's recovery had to leave out
 
 
