@@ -37,10 +37,11 @@ def diagnostics(ids, layer):
 def merged_by_definition(kite, csharp, syntax):
     """The merge as the rule states it, one comparison per pair: what the linear merge must still keep."""
     kept = list(kite)
+    spoken = [in_kite_words(e) for e in csharp]  # one message is said once as the user reads it: two C# texts may be one
     for position, d in enumerate(csharp):
         if any(e.file == d.file and e.line == d.line and e.id in RESTATES.get(d.id, ()) for e in csharp):
             continue
-        if any((e.file, e.line, e.id, e.message) == (d.file, d.line, d.id, d.message) for e in csharp[:position]):
+        if any((e.file, e.line, e.id, e.message) == (d.file, d.line, d.id, spoken[position].message) for e in spoken[:position]):
             continue
         result = syntax.get(d.file)
         if result is not None and (d.line in result.leaked_lines or d.line in result.replaced_lines):

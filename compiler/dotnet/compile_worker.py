@@ -156,7 +156,10 @@ class CompileWorker:
                     piped(process.stdin).flush()
                 except BrokenPipeError:
                     self._died()
-                reply = self._reply(process, time.monotonic() + timeout + self._allowance, memory_mb << 20)
+                # A text check (a regex, Python, JSON answer) runs no Roslyn: it gets no JIT allowance, so a huge regex
+                # has the same budget first in a process as later.
+                allowance = 0.0 if request["op"] == "text" else self._allowance
+                reply = self._reply(process, time.monotonic() + timeout + allowance, memory_mb << 20)
                 if request["op"] == "check":
                     self._allowance = 0.0
                 if tree_rss(process.pid) > (memory_mb << 20) // 2:  # what this compile kept is not the next one's

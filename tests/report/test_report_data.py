@@ -35,7 +35,7 @@ def write_results(path, results) -> str:
     (None, "no such file"),
     (b"", "no results in it"),
     (b"\n\n", "no results in it"),
-    (b"\xff\xfe binary\x00", "line 1 is not a result"),
+    (b"\xff\xfe binary\x00", "UTF-16 (little-endian) text, not UTF-8"),
     (b'{"schema": 1, "line": 1}\nnot json\n', "line 1 is not a result"),
     (b'{"schema": 2, "line": 1, "graded": true}\n', "schema 1"),
     (b"[1, 2]\n", "line 1 is not a result"),
