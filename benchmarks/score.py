@@ -295,8 +295,9 @@ def main() -> None:
         print(f"with hidden tests, --jobs 2      {tested_2:8.1f} answers/s   (target >= 20, issue 26)")
         print(f"loop of cold kite test processes {loop:8.2f} answers/s   (over {args.loop} answers, --no-server)")
         print(f"loop through the warm server     {served_loop:8.2f} answers/s   (over {args.loop} answers)")
-        print(f"kite score --jobs 1 / cold loop  {tested_1 / loop:8.1f} x         (target >= 30)")
-        print(f"kite score --jobs 1 / warm loop  {tested_1 / served_loop:8.1f} x")
+        if args.loop:  # --loop 0 skips the loops, and so their ratios
+            print(f"kite score --jobs 1 / cold loop  {tested_1 / loop:8.1f} x         (target >= 30)")
+            print(f"kite score --jobs 1 / warm loop  {tested_1 / served_loop:8.1f} x")
     with tempfile.TemporaryDirectory(prefix="kite-score-rss-") as name:
         folder = Path(name)
         run = make_run(folder, args.rss_answers, args.tasks)
