@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from kite.atomic import write_atomically
-from kite.dotnet.packages import DotnetPackages, crossgen2, dotnet_executable
-from kite.dotnet.runtime import DOTNET_MAJOR
+from kite.dotnet.packages import DotnetPackages, crossgen2
+from kite.dotnet.runtime import DOTNET_MAJOR, shared_frameworks
 
 CROSSGEN_SECONDS = 120.0
 TARGET_ARCHITECTURES = {"x86_64": "x64", "aarch64": "arm64"}  # platform.machine() -> crossgen2's --targetarch
@@ -76,7 +76,6 @@ def ready_to_run(packages: DotnetPackages, name: str, image: bytes, references: 
 
 def _newest_framework() -> Path | None:
     """The shared framework a test host rolls forward to (LatestMinor): the newest of kite's major version."""
-    shared = Path(dotnet_executable()).resolve().parent / "shared" / "Microsoft.NETCore.App"
     versions = [(tuple(int(part) for part in folder.name.split("-")[0].split(".")), folder)
-                for folder in shared.glob(f"{DOTNET_MAJOR}.*") if folder.name.split("-")[0].replace(".", "").isdigit()]
+                for folder in shared_frameworks().glob(f"{DOTNET_MAJOR}.*") if folder.name.split("-")[0].replace(".", "").isdigit()]
     return max(versions)[1] if versions else None

@@ -126,10 +126,18 @@ def _ready_to_run(folder: Path, layout: dict) -> tuple[dict | None, str]:
     if done.returncode != 0:
         return None, f"none: `dotnet publish` with crossgen2 failed ({_first_error(done)})"
     images = {key: [str(work / "images" / Path(path).name) for path in layout[key]] for key in ("compiler", "analyzers")}
-    downloads = json.loads((work / "obj" / "project.assets.json").read_text())["project"]["frameworks"]["net10.0"]
-    crossgen = [d for d in downloads.get("downloadDependencies", []) if d["name"].startswith("Microsoft.NETCore.App.Crossgen2.")]
-    made_by = " ".join((crossgen[0]["name"], crossgen[0]["version"].strip("[]").split(",")[0])) if crossgen else "crossgen2"
+    crossgen = _crossgen_download(json.loads((work / "obj" / "project.assets.json").read_text()))
+    made_by = " ".join(crossgen) if crossgen else "crossgen2"
     return images, f"made by {made_by} in {work / 'images'}"
+
+
+def _crossgen_download(assets: dict) -> tuple[str, str] | None:
+    """(package name, version) of the crossgen2 the ReadyToRun project's restore downloaded, from its assets file."""
+    downloads = assets["project"]["frameworks"]["net10.0"].get("downloadDependencies", [])
+    for download in downloads:
+        if download["name"].startswith("Microsoft.NETCore.App.Crossgen2."):
+            return download["name"], download["version"].strip("[]").split(",")[0].strip()
+    return None
 
 
 def crossgen2(packages: DotnetPackages) -> Path | None:
@@ -141,14 +149,14 @@ def crossgen2(packages: DotnetPackages) -> Path | None:
         assets = json.loads((packages.cache_dir / "ready-to-run" / "obj" / "project.assets.json").read_text())
     except (OSError, ValueError):
         return None
-    downloads = assets["project"]["frameworks"]["net10.0"].get("downloadDependencies", [])
-    for download in downloads:
-        if download["name"].startswith("Microsoft.NETCore.App.Crossgen2."):
-            version = download["version"].strip("[]").split(",")[0].strip()
-            for package_root in assets["packageFolders"]:
-                found = Path(package_root) / download["name"].lower() / version / "tools" / "crossgen2"
-                if found.is_file():
-                    return found
+    crossgen = _crossgen_download(assets)
+    if crossgen is None:
+        return None
+    name, version = crossgen
+    for package_root in assets["packageFolders"]:
+        found = Path(package_root) / name.lower() / version / "tools" / "crossgen2"
+        if found.is_file():
+            return found
     return None
 
 

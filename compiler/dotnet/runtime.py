@@ -6,6 +6,7 @@ import functools
 import json
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.dotnet.packages import DotnetPackages, dotnet_executable, restore
@@ -28,14 +29,16 @@ def write_runtime_config(path) -> None:
     write_atomically(path, json.dumps(RUNTIME_CONFIG, indent=1).encode(), 0o644)
 
 
+def shared_frameworks() -> Path:
+    """The folder of the installed shared frameworks, one subfolder per version (`10.0.1/`)."""
+    return Path(dotnet_executable()).resolve().parent / "shared" / "Microsoft.NETCore.App"
+
+
 @functools.cache
 def framework_assembly_names() -> frozenset[str]:
     """The simple names (case-folded) of the assemblies the shared framework ships: a program's file of one of these
     names (`System.dll`, `netstandard.dll`) would lose to the framework's own when `dotnet` runs it."""
-    from pathlib import Path
-
-    shared = Path(dotnet_executable()).resolve().parent / "shared" / "Microsoft.NETCore.App"
-    return frozenset(image.stem.casefold() for image in shared.glob("*/*.dll"))
+    return frozenset(image.stem.casefold() for image in shared_frameworks().glob("*/*.dll"))
 
 
 def installed_runtimes() -> str:
