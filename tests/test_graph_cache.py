@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kite.graph import build as graph_build
+from kite.graph import build as graph_build, index
 from kite.graph.cache import INDEX_FILES, IndexCache
+from kite.graph.index import Workspace
 from kite.search.cache import toolchain_fingerprint
 from kite.source import SourceFile, read
 from tests.conftest import run_kite
@@ -32,25 +33,73 @@ def readable(path: str) -> SourceFile | None:
 
 
 def test_a_cached_index_is_the_fresh_one_for_every_kite_file_of_the_repository(tmp_path):
-    cache = IndexCache(str(tmp_path / "cache"))
+    folder = str(tmp_path / "cache")
     sources = [s for s in map(readable, KITE_FILES) if s is not None]
     assert len(sources) > 50
+    cold = graph_build.build([s.path for s in sources])
+    filled = graph_build.build([s.path for s in sources], folder)
+    warm = graph_build.build([s.path for s in sources], folder)
+    cache = IndexCache(folder)
     for source in sources:
         fresh = without_nodes(graph_build.index_source(source))
-        assert without_nodes(cache.indexed(source, graph_build.index_source)) == fresh  # filled
+        assert without_nodes(filled.workspace.files[source.path]) == fresh
         assert cache.indexed(source, pytest.fail) == fresh, source.path  # read back: no parse, no index
+        assert warm.workspace.references_in(source.path) == cold.workspace.references_in(source.path), source.path
+    assert warm.workspace.edges() == cold.workspace.edges() and len(cold.workspace.edges()) > 100
 
 
-def test_a_cached_files_locals_are_made_when_read_and_are_the_fresh_ones(tmp_path):
-    (tmp_path / "a.kite").write_text("module A\n\nfn f(x: int) -> int\n    let y = x + 1\n    return y * x\n")
+def test_a_cached_files_names_locals_and_references_are_made_when_read_and_are_the_fresh_ones(tmp_path):
+    (tmp_path / "a.kite").write_text("module A\n\nfn f(x: int) -> int\n    let y = x + 1\n    return y * g(x)\n\nfn g(x: int) -> int\n    return x\n")
     source = read(str(tmp_path / "a.kite"))
-    cache = IndexCache(str(tmp_path / "cache"))
-    cache.indexed(source, graph_build.index_source)
-    fresh, cached = graph_build.index_source(source), cache.indexed(source, pytest.fail)
-    assert cached.locals._made is None and len(cached.locals) == len(fresh.locals) == 2  # a graph leaves them as read
-    assert [x.name for x in cached.locals] == ["x", "y"] and cached.locals[1:] == fresh.locals[1:]
+    folder = str(tmp_path / "cache")
+    graph_build.build([source.path], folder)
+    fresh, cached = graph_build.index_source(source), IndexCache(folder).indexed(source, pytest.fail)
+    assert cached.locals._made is None and cached.names._made is None  # a graph leaves them as read
+    assert len(cached.locals) == len(fresh.locals) == 3
+    assert [x.name for x in cached.locals] == ["x", "y", "x"] and cached.locals[1:] == fresh.locals[1:]
     assert tuple(cached.locals) == fresh.locals and cached.locals == fresh.locals and hash(cached.locals) == hash(fresh.locals)
     assert cached.locals[0].uses == fresh.locals[0].uses and len(cached.locals[0].uses) == 2
+    assert cached.names == fresh.names and [m.name for m in cached.names if m.role == "call"] == ["g"]
+    warm = graph_build.build([source.path], folder).workspace
+    kept = warm.references_in(source.path)
+    assert kept._made is None and warm.edges() == [("A.f", "A.g", "calls")] and kept._made is None  # edges: no reference made
+    assert kept == Workspace([fresh]).references_in(source.path) and kept[-1].target == "A.g"
+
+
+@pytest.fixture
+def counted_resolves(monkeypatch) -> list[str]:
+    resolved: list[str] = []
+    real = index._resolve_file
+    monkeypatch.setattr(index, "_resolve_file", lambda file, table: resolved.append(file.path) or real(file, table))
+    return resolved
+
+
+def test_a_modules_references_are_resolved_again_when_any_of_its_files_changes(tmp_path, counted_resolves):
+    program, tests = tmp_path / "shop.kite", tmp_path / "shop.test.kite"
+    program.write_text("module Shop\n\nfn total() -> int\n    return 1\n")
+    tests.write_text('module Shop\n\ntest "total"\n    expect total() == 1\n')
+    (tmp_path / "other.kite").write_text("module Other\n\nfn total() -> int\n    return 2\n")
+    cache = str(tmp_path / "cache")
+    graph_build.build([str(tmp_path)], cache)
+    assert len(counted_resolves) == 3
+    warm = graph_build.build([str(tmp_path)], cache).workspace
+    assert len(counted_resolves) == 3  # nothing resolved again
+    assert ("Shop.test:total", "Shop.total", "tests") in warm.edges()
+    # The test file is unchanged, so its index is the cached one; what its call means is not: Shop.total is gone.
+    program.write_text("module Shop\n\nfn sum() -> int\n    return 1\n")
+    cold = graph_build.build([str(tmp_path)]).workspace
+    del counted_resolves[:]
+    edited = graph_build.build([str(tmp_path)], cache).workspace
+    assert sorted(counted_resolves) == [str(program), str(tests)]  # the other module is kept as it was
+    assert edited.edges() == cold.edges() and not any(target == "Shop.total" for _, target, _ in edited.edges())
+    assert edited.references_in(str(tests)) == cold.references_in(str(tests))
+    # Back as it was (both entries cached), then the test file alone, a module of its own: no Shop.total there.
+    program.write_text("module Shop\n\nfn total() -> int\n    return 1\n")
+    del counted_resolves[:]
+    assert graph_build.build([str(tmp_path)], cache).workspace.edges() == warm.edges()
+    assert graph_build.build([str(tests)], cache).workspace.edges() == []
+    assert graph_build.build([str(tmp_path)], cache).workspace.edges() == warm.edges()
+    assert counted_resolves == [str(program), str(tests), str(tests), str(program), str(tests)]
 
 
 @pytest.fixture
@@ -83,10 +132,11 @@ def test_a_forged_or_stale_entry_is_ignored_and_replaced(tmp_path, counted_index
     source = read(str(file))
     key = hashlib.sha256(toolchain_fingerprint(INDEX_FILES) + f"{source.path}\0{source.text}".encode()).hexdigest()
     entry = folder / f"{key}.index.json"
-    lie = json.dumps([key, ["A", "a\0A", [["A.lie", "lie", "fn", [1, 1, 1, 2], [1, 1, 1, 2], None]], [], [], []]]).encode()
+    lie = b"\n".join([json.dumps([key, "A", "a\0A", [["A.lie", "lie", "fn", [1, 1, 1, 2], [1, 1, 1, 2], None]], []]).encode(),
+                      b"[]", b"[]", b"null", b"null"])
     cache = IndexCache(str(folder))
     other_key = hashlib.sha256(b"another file").hexdigest()
-    stale = json.dumps([other_key, ["A", "a\0A", [], [], [], []]]).encode()
+    stale = b"\n".join([json.dumps([other_key, "A", "a\0A", [], []]).encode(), b"[]", b"[]", b"null", b"null"])
     planted = [lie, hmac.digest(b"k" * 32, lie, "sha256") + lie,  # no MAC; a MAC under another key
                hmac.digest(cache.key, stale, "sha256") + stale,  # this user's, but another file's entry copied here
                hmac.digest(cache.key, b"[1]", "sha256") + b"[1]"]  # this user's, of another shape

@@ -34,8 +34,10 @@ def index_source(source: SourceFile) -> FileIndex:
 
 
 def build(paths: list[str], cache: str | None = None) -> Graph:
-    """`cache`: a folder keeping each file's index (kite.graph.cache), so an unchanged file is neither parsed nor indexed."""
-    index_file = functools.partial(IndexCache(cache).indexed, index=index_source) if cache else index_source
+    """`cache`: a folder keeping each file's index and its module's references (kite.graph.cache), so an unchanged
+    file is neither parsed nor indexed, and an unchanged module not resolved."""
+    known = IndexCache(cache) if cache else None
+    index_file = functools.partial(known.indexed, index=index_source) if known is not None else index_source
     files, problems = [], []
     unusable_paths: list[UnitSource] = []  # a folder without .kite files is one problem, and the other paths are still indexed
     for path in dict.fromkeys(str(p) for p in kite_files(paths, unusable_paths)):
@@ -45,7 +47,7 @@ def build(paths: list[str], cache: str | None = None) -> Graph:
             problems.append(str(error))
     problems.extend(unit.problem for unit in unusable_paths)
     skipped = tuple(f"{file.path}: {why}" for file in files for why in file.skipped)
-    return Graph(Workspace(files), tuple(problems), skipped)
+    return Graph(Workspace(files, known), tuple(problems), skipped)
 
 
 def std_symbol(target: str) -> Symbol | None:

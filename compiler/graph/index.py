@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from kite.analyze import gather
 from kite.callee import constructs
@@ -93,7 +93,7 @@ class FileIndex:
     module: str
     group: str  # files of one module share it (the program's path without .kite)
     symbols: tuple[Symbol, ...]
-    names: tuple[Name, ...]
+    names: Sequence[Name]  # a tuple; read from `--cache`, made only when first read (kite.graph.cache)
     locals: Sequence[Local]  # a tuple; read from `--cache`, made only when first read (kite.graph.cache)
     skipped: tuple[str, ...]  # "line L: why" for each line the parser's recovery had to leave out
 
@@ -237,17 +237,31 @@ class _Reader:
         return f"{self.module.name}.{name}" if name and not isinstance(item, n.Use) else None
 
 
-class Workspace:
-    """Files' indexes, their references resolved within each module. `update` and `remove` keep it current."""
+Edge = tuple[str, str, str]  # (from, to, kind)
 
-    def __init__(self, files=()):
+
+class KnownReferences(Protocol):
+    """Where a module's resolved references may be kept (kite.graph.cache): `references` gives each of the module's
+    files' references and edges when they were kept for exactly these files' indexes, else None; `keep` keeps them."""
+
+    def references(self, paths: list[str]) -> dict[str, tuple[Sequence[Reference], Sequence[Edge]]] | None: ...
+
+    def keep(self, paths: list[str], resolved: dict[str, tuple[Sequence[Reference], Sequence[Edge]]]) -> None: ...
+
+
+class Workspace:
+    """Files' indexes, their references resolved within each module. `update` and `remove` keep it current. `known`:
+    where modules' references were kept, so that a module whose files are all unchanged is not resolved again."""
+
+    def __init__(self, files=(), known: KnownReferences | None = None):
         self.files: dict[str, FileIndex] = {}
-        self._references: dict[str, tuple[Reference, ...]] = {}
+        self._references: dict[str, Sequence[Reference]] = {}
+        self._edges: dict[str, Sequence[Edge]] = {}  # each file's edges, each once, in the order its code gives them
         self._groups: dict[str, dict[str, None]] = defaultdict(dict)  # group -> its files' paths, in order
         for file in files:
             self.files[file.path] = file
             self._groups[file.group][file.path] = None
-        self._resolve(set(self._groups))
+        self._resolve(set(self._groups), known)
 
     def update(self, file: FileIndex) -> None:
         old = self.files.get(file.path)
@@ -260,6 +274,7 @@ class Workspace:
     def remove(self, path: str) -> None:
         old = self.files.pop(path, None)
         self._references.pop(path, None)
+        self._edges.pop(path, None)
         if old is not None:
             self._groups[old.group].pop(path, None)
             self._resolve({old.group})
@@ -289,7 +304,7 @@ class Workspace:
     def references(self) -> list[Reference]:
         return [ref for path in self.files for ref in self._references.get(path, ())]
 
-    def references_in(self, path: str) -> tuple[Reference, ...]:
+    def references_in(self, path: str) -> Sequence[Reference]:
         """The file's references, declarations included, in order."""
         return self._references.get(path, ())
 
@@ -297,23 +312,35 @@ class Workspace:
         """Every reference to the symbol in the files of its module, declarations included, by file and position."""
         return [ref for path in sorted(self._groups.get(group, ())) for ref in self._references.get(path, ()) if ref.target == target]
 
-    def edges(self) -> list[tuple[str, str, str]]:
+    def edges(self) -> list[Edge]:
         """(from, to, kind), each once, in the order the files and their code give them; a test's direct calls are
         `tests` edges as well."""
-        found: dict[tuple[str, str, str], None] = {}
+        found: dict[Edge, None] = {}
         kinds = {s.id: s.kind for s in self.symbols}
-        for ref in self.references:
-            if ref.edge and ref.source is not None:  # a recursive function calls itself: an edge like any other
-                found[(ref.source, ref.target, ref.kind)] = None
-                if ref.kind == "calls" and kinds.get(ref.source) == "test" and not ref.target.startswith(STD):
-                    found[(ref.source, ref.target, "tests")] = None
+        for path in self.files:
+            for edge in self._edges.get(path, ()):
+                found[edge] = None
+                source, target, kind = edge
+                if kind == "calls" and kinds.get(source) == "test" and not target.startswith(STD):
+                    found[(source, target, "tests")] = None
         return list(found)
 
-    def _resolve(self, groups: set[str]) -> None:
+    def _resolve(self, groups: set[str], known: KnownReferences | None = None) -> None:
         for group in groups:
-            table = self.module_symbols(group)
-            for path in self._groups.get(group, ()):
-                self._references[path] = tuple(_resolve_file(self.files[path], table))
+            paths = list(self._groups.get(group, ()))
+            resolved = known.references(paths) if known is not None else None
+            if resolved is None:
+                table = self.module_symbols(group)
+                resolved = {path: _with_edges(tuple(_resolve_file(self.files[path], table))) for path in paths}
+                if known is not None:
+                    known.keep(paths, resolved)
+            for path, (references, edges) in resolved.items():
+                self._references[path], self._edges[path] = references, edges
+
+
+def _with_edges(references: tuple[Reference, ...]) -> tuple[tuple[Reference, ...], tuple[Edge, ...]]:
+    """A file's references and the edges they make (a recursive function calls itself: an edge like any other)."""
+    return references, tuple(dict.fromkeys((r.source, r.target, r.kind) for r in references if r.edge and r.source is not None))
 
 
 def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
