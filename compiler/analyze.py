@@ -75,8 +75,9 @@ class Facts:
 
 
 class _Walker:
-    def __init__(self, module: n.Module, shared=()):
+    def __init__(self, module: n.Module, shared=(), every_type: bool = True):
         self.module = module
+        self.every_type = every_type
         known = (*shared, *module.items)  # the module's own declarations win over its other files'
         self.functions = {item.name: item for item in known if isinstance(item, n.FnDecl)}
         self.records = {item.name: item for item in known if isinstance(item, n.TypeDecl)}
@@ -227,7 +228,11 @@ class _Walker:
         """The Kite type of an expression the walk has been through (kite.analyze's one type pass)."""
         if id(e) in self.typed:
             return self.typed[id(e)]
-        return self.infer(e)
+        if self.every_type:
+            return self.infer(e)
+        # Only the types asked for, when asked: right after the walk of `e`, in its scope, as the walk would have.
+        found = self.typed[id(e)] = self.infer(e)
+        return found
 
     def infer(self, e) -> n.TypeRef | None:
         """The type of an expression from its children's (already walked) and the declarations in scope: enough to
@@ -308,7 +313,8 @@ class _Walker:
             at = (e.line, e.column)
             returns = self.type_of(e.body) or n.TypeRef(*at, "?") if target is None or target.returns is not None else None
             found = self.typed[id(e)] = n.TypeRef(*at, "fn", tuple(t or n.TypeRef(*at, "?") for t in params), returns=returns)
-            self.types.append((e, found))  # with its parameters in scope
+            if self.every_type:
+                self.types.append((e, found))  # with its parameters in scope
             self.scopes.pop()
             self.lambda_depth -= 1
             return
@@ -352,7 +358,7 @@ class _Walker:
         return tuple(p.type for p in function.params) if function is not None and name not in standard_library.FUNCTIONS else ()
 
     def typed_as(self, e) -> None:
-        if isinstance(e, n.TypeRef):
+        if isinstance(e, n.TypeRef) or not self.every_type:
             return  # a type written in a call (`map<str, int>()`) is not an expression
         found = self.typed[id(e)] = self.infer(e)
         self.types.append((e, found))
@@ -425,8 +431,9 @@ def _element_type(walker: _Walker, iterable) -> n.TypeRef | None:
     return None
 
 
-def gather(module: n.Module, shared=()) -> Facts:
+def gather(module: n.Module, shared=(), every_type: bool = True) -> Facts:
     """The module's facts. `shared`: declarations of the module's other files (a program's, for its test file) that
     its expressions may name: only the language server passes them, for the types it shows (the rules read one file
-    at a time, as each file's own diagnostics are its own)."""
-    return _Walker(module, shared).run()
+    at a time, as each file's own diagnostics are its own). `every_type=False`: `types` left empty, and an
+    expression's type inferred only where a fact needs it (a binding's, a member's target's), as the index needs."""
+    return _Walker(module, shared, every_type).run()

@@ -31,6 +31,7 @@ TEST_SUFFIX = ".test.kite"
 RECOVERED = ("recovered_line_", "RecoveredLine")
 ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
 ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
+LEAVES = (n.Name, n.Literal)  # nodes without children
 
 
 class Range(NamedTuple):
@@ -130,7 +131,11 @@ class _Reader:
         self.names: list[Name] = []
         # Per line (1-based), how far the file's columns are from the parsed text's: None where recovery rewrote it.
         self.shift: list[int | None] = [None]
-        for line in range(1, len(parsed_lines) + 1):
+        source_lines = self.spans.source_lines
+        for line, parsed in enumerate(parsed_lines, 1):
+            if line <= len(source_lines) and parsed == source_lines[line - 1]:
+                self.shift.append(0)  # the line as written (most are): no need to ask where it is
+                continue
             where = self.spans.in_file(line, 1)
             self.shift.append(where[1] - 1 if where is not None else None)
 
@@ -143,7 +148,10 @@ class _Reader:
         return Range(line, column + first, end_line, end_column + last)
 
     def named(self, line: int, column: int, name: str) -> Range | None:
-        return self.at(line, column, line, column + len(name))
+        """`at` for a name, which is on one line: the one a graph asks most (about fifty a file)."""
+        shift = self.shift
+        first = shift[line] if 0 < line < len(shift) else None
+        return None if first is None else Range(line, column + first, line, column + len(name) + first)
 
     def declare(self, id_: str, name: str, kind: str, node, name_range: Range | None, container=None) -> None:
         span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell
@@ -177,21 +185,24 @@ class _Reader:
         return Range(test.line, start + 1, test.line, end + 2) if 0 <= start < end else None
 
     def _names(self, items) -> tuple[Local, ...]:
-        facts = gather(n.Module(self.module.line, self.module.column, self.module.name, tuple(items)))
+        facts = gather(n.Module(self.module.line, self.module.column, self.module.name, tuple(items)), every_type=False)
         declared = {(b.line, b.column): b for b in facts.bindings}
         uses: dict[tuple[int, int], list[Range]] = defaultdict(list)
-        called, qualifiers, type_names = set(), set(), []
+        called: set[int] = set()
+        qualifiers = {id(member.target) for member, _ in facts.members}  # every Member: the analyzer walks each expression
+        type_names = []
         sources = [(item, self._source_of(item)) for item in items]
-        for item, source in sources:  # one walk: what is called, what stands before a dot, the types named
+        for item, source in sources:  # one walk: what is called, the types named
             parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
             for part, part_source in parts:
-                for node in n.descendants(part):
+                pending = [part]
+                while pending:  # as n.descendants, in source order, but never into a name or a literal: nothing there
+                    node = pending.pop()
                     if isinstance(node, n.Call):
                         called.add(id(node.func))
-                    elif isinstance(node, n.Member):
-                        qualifiers.add(id(node.target))
                     elif isinstance(node, n.TypeRef):
                         type_names.append((node, part_source))
+                    pending.extend([child for child in reversed(n.children(node)) if type(child) not in LEAVES])
         starts = [(item.line, item.column) for item, _ in sources]
 
         def source_at(node) -> str | None:
