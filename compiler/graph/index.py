@@ -110,9 +110,10 @@ class Reference:
 
 
 def group_of(path: str, module: str) -> str:
-    name = Path(path).name
+    file = Path(path)
+    name = file.name
     stem = name[: -len(TEST_SUFFIX)] if name.endswith(TEST_SUFFIX) else name.removesuffix(".kite")
-    return f"{Path(path).parent / stem}\0{module}"
+    return f"{file.parent / stem}\0{module}"
 
 
 def read_file(path: str, source_text: str, module: n.Module | None, parsed_lines: tuple[str, ...],
@@ -198,10 +199,12 @@ class _Reader:
                 pending = [part]
                 while pending:  # as n.descendants, in source order, but never into a name or a literal: nothing there
                     node = pending.pop()
-                    if isinstance(node, n.Call):
-                        called.add(id(node.func))
-                    elif isinstance(node, n.TypeRef):
+                    if isinstance(node, n.TypeRef):
                         type_names.append((node, part_source))
+                        if not node.args and node.returns is None:
+                            continue  # most types (`int`, `Item`): nothing inside
+                    elif isinstance(node, n.Call):
+                        called.add(id(node.func))
                     pending.extend([child for child in reversed(n.children(node)) if type(child) not in LEAVES])
         starts = [(item.line, item.column) for item, _ in sources]
 
@@ -231,11 +234,14 @@ class _Reader:
             if (where := self.named(node.line, node.column, node.name)) is not None:
                 self.names.append(Name(node.name, where, "type", part_source))
         locals_ = []
+        lines = [item.line for item in items]
         for key, binding in declared.items():
             if binding.kind == "const":
                 continue
             where = self.named(binding.line, binding.column, binding.name)
-            item = next((i for i in items if i.line <= binding.line <= i.end_line), None)
+            # The item it is declared in: items do not share lines, so the last one starting at or before it.
+            index = bisect.bisect_right(lines, binding.line) - 1
+            item = items[index] if index >= 0 and binding.line <= items[index].end_line else None
             scope = self.at(item.line, 1, item.end_line, item.end_column) if item is not None else None
             if where is not None and scope is not None:
                 locals_.append(Local(binding.name, binding.kind, where, tuple(uses.get(key, ())), scope))
