@@ -22,7 +22,7 @@ KITE_FILES = sorted(str(p) for folder in ("samples", "tests") for p in (ROOT / f
 
 
 def without_nodes(file):
-    return dataclasses.replace(file, symbols=tuple(dataclasses.replace(s, node=None) for s in file.symbols))
+    return dataclasses.replace(file, symbols=tuple(s._replace(node=None) for s in file.symbols))
 
 
 def readable(path: str) -> SourceFile | None:

@@ -50,8 +50,9 @@ class Range(NamedTuple):
         return {"start": {"line": self.line, "column": self.column}, "end": {"line": self.end_line, "column": self.end_column}}
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
+    """A tuple, as Range is: a warm `kite graph --cache` makes every file's from its entry."""
+
     id: str  # Module.name, Module.Type.field, Module.Enum.Member, Module.test:<title>
     name: str
     kind: str  # fn type field enum member const test
