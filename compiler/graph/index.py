@@ -100,8 +100,9 @@ class FileIndex:
     skipped: tuple[str, ...]  # "line L: why" for each line the parser's recovery had to leave out
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
+    """A tuple, as Symbol is: a graph makes one for every name and declaration."""
+
     target: str  # a symbol id, or std.NAME
     file: str
     range: Range
