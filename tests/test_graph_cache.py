@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,14 @@ def test_a_batch_command_collects_garbage_rarely(tmp_path, monkeypatch, args):
     before = gc.get_threshold()
     assert run_kite(args, cwd=tmp_path).exit_code in (0, 1)
     assert seen == [(70_000, 10, 10)] and gc.get_threshold() == before  # run_kite gives the test process its own back
+
+
+@pytest.mark.parametrize("query", [[], ["--format", "json"], ["--callers", "Cart.total"], ["--callees", "label"], ["--impact", "Cart.Item"]])
+def test_a_warm_graph_and_its_queries_print_what_a_cold_one_does(tmp_path, query):
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "project", project)
+    cold = run_kite(["graph", *query, "."], cwd=project)
+    for _run in range(2):  # filling, then warm: no parse, no index, no module resolved
+        cached = run_kite(["graph", *query, "--cache", str(tmp_path / "cache"), "."], cwd=project)
+        assert (cached.exit_code, cached.stdout, cached.stderr) == (cold.exit_code, cold.stdout, cold.stderr)
+    assert cold.stdout.strip()
