@@ -17,6 +17,7 @@ no name, no local, no reference, only symbols and edges.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -165,7 +166,7 @@ class IndexCache(OwnFolder):
                 kept_key, edges = json.loads(entry.lines[3])
                 if kept_key != module_key:
                     return None
-                found[path] = (CachedRows(entry.lines[4], _reference_in(path)), tuple((a, b, kind) for a, b, kind in edges))
+                found[path] = (CachedRows(entry.lines[4], functools.partial(_reference, path)), tuple((a, b, kind) for a, b, kind in edges))
             except (ValueError, TypeError):  # never resolved (null), or of another shape
                 return None
         return found
@@ -183,8 +184,6 @@ class IndexCache(OwnFolder):
             self.write(entry.where, b"\n".join(entry.lines))
 
 
-def _reference_in(path: str) -> Callable[[list], Reference]:
-    def reference(row: list) -> Reference:
-        target, r, kind, source, edge = row
-        return Reference(target, path, Range(*r), kind, source, edge)
-    return reference
+def _reference(path: str, row: list) -> Reference:
+    target, r, kind, source, edge = row
+    return Reference(target, path, Range(*r), kind, source, edge)
