@@ -165,9 +165,22 @@ def refuse_unless_regular(path: str, mode: int, expected: str) -> None:
 
 
 def read_regular(path: str, expected: str, limit: int) -> bytes:
-    """At most `limit` bytes of a regular file (one line a user can act on for anything else)."""
-    with reading_errors(path, expected), open(open_regular(path, expected), "rb") as file:
-        return file.read(limit)
+    """At most `limit` bytes of a regular file (one line a user can act on for anything else). Read with os.read in
+    chunks of the file's size: a buffered file object's read(limit) costs a limit-sized buffer for every small file."""
+    with reading_errors(path, expected):
+        fd = open_regular(path, expected)
+        try:
+            chunks, left = [], limit
+            chunk_size = min(limit, max(os.fstat(fd).st_size + 1, 1 << 16))
+            while left > 0:
+                chunk = os.read(fd, min(left, chunk_size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        finally:
+            os.close(fd)
 
 
 def read_bytes(path: str) -> bytes:
