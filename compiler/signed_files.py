@@ -11,11 +11,13 @@ import hmac
 import os
 import secrets
 import stat
+import sys
 from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.errors import UnusableInput
 from kite.own_files import cache_root
+from kite.source import read_descriptor
 
 KEY_FILE = "find-cache.key"  # its first user's name, kept so that no one's existing entries are lost
 KEY_BYTES = 32
@@ -56,10 +58,14 @@ def read_signed(path: Path, key: bytes) -> bytes | None:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
-    with os.fdopen(descriptor, "rb") as stream:
-        if not only_mine(os.fstat(stream.fileno())):
+    try:
+        if not only_mine(os.fstat(descriptor)):
             return None
-        data = stream.read()
+        data = read_descriptor(descriptor, sys.maxsize)
+    except OSError:  # a folder or a file gone bad where an entry should be: no entry
+        return None
+    finally:
+        os.close(descriptor)
     mac, payload = data[:MAC_BYTES], data[MAC_BYTES:]
     return payload if hmac.compare_digest(mac, hmac.digest(key, payload, "sha256")) else None
 
