@@ -186,7 +186,7 @@ class RoslynService:
         image's diagnostics leave out its warnings, and a build that fails is compiled again with it, so a failure
         reports what it always did."""
         options = self._emit_options(executable, debug, unsafe)
-        image, found, pdb = None, [], None
+        image: bytes | None = None
         if not debug:
             image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options, self._unanalyzed_parse_options))
         if image is None:
