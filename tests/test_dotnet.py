@@ -80,6 +80,56 @@ def test_compiles_share_a_base_compilation_and_see_nothing_of_each_other(roslyn)
     assert {key[0] for key in roslyn._bases} == {"KiteCheck", "Kite.Answer"} and len(roslyn._bases) == 2
 
 
+NULLABLE_WARNING = "#nullable enable\npublic static class N\n{\n    public static int L(string? s) => s.Length;\n"
+
+
+def test_an_emit_skips_nullable_analysis_and_a_failed_one_reports_as_before(roslyn):
+    """Grading's emit runs no nullable analysis (the check did): the image is a full compilation's, its warnings are
+    left out; a build that fails is compiled again with it, so it reports every warning a full one does."""
+    from kite.dotnet.roslyn import _compilation, _emit
+
+    compiles = [("n.kite.cs", NULLABLE_WARNING + "}\n")]
+    emitted = roslyn.emit("Kite.Answer", compiles)
+    image, found, _ = _emit(_compilation("Kite.Answer", compiles, roslyn._references, [], roslyn._options, roslyn._parse_options))
+    assert "CS8602" in {d.Id for d in found} and emitted.image == image
+    assert emitted.diagnostics == []
+    fails = [("n.kite.cs", NULLABLE_WARNING + "    public static int E() => \"x\";\n}\n")]
+    failed = roslyn.emit("Kite.Answer", fails)
+    assert failed.image is None and {"CS8602", "CS0029"} <= {d.id for d in failed.diagnostics}
+    assert roslyn.emit("Kite.Answer", compiles, debug=True).diagnostics != []  # a debugger's build: the full analysis
+
+
+@pytest.mark.parametrize("folder", ["samples", "tests/hostile"])
+def test_every_sample_and_hostile_program_emits_the_same_image_without_nullable_analysis(roslyn, folder):
+    """What the switch is taken on: the programs kite ships and the hostile ones, as libraries and as programs."""
+    from pathlib import Path
+
+    from kite import diagnostics as diag
+    from kite.dotnet.roslyn import _compilation, _emit
+    from kite.dotnet.stdlib import compile_stdlib
+    from kite.pipeline import Unit, generate_unit
+    from kite.session import Session
+    from kite.source import SourceFile
+
+    stdlib = compile_stdlib(roslyn)
+    compared = 0
+    with Session() as session:
+        for path in sorted(Path(folder).glob("*.kite")):
+            if path.name.endswith(".test.kite"):
+                continue
+            unit = Unit(SourceFile(str(path), path.read_text()))
+            analysis = session.analyze(unit)
+            if analysis.generated is None or analysis.result.verdict is diag.Verdict.FAILED:
+                continue
+            for entry_point in (False, True):
+                sources = list(generate_unit(unit, list(analysis.modules), entry_point=entry_point, running=True).sources)
+                options = roslyn._emit_options(entry_point, False, False)
+                full, _, _ = _emit(_compilation("Kite.Answer", sources, roslyn._references, [stdlib.reference], options, roslyn._parse_options))
+                assert roslyn.emit("Kite.Answer", sources, [stdlib.reference], executable=entry_point).image == full, path
+                compared += 1
+    assert compared >= 20
+
+
 def test_every_rule_in_the_table_exists_and_the_required_ones_are_set(roslyn):
     rules = AnalyzerRules.load()
     assert {"CA1508", "CA1806", "CA1829", "CA1860"} <= set(rules.on)

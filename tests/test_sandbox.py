@@ -336,6 +336,32 @@ def test_controls_in_a_test_name_reach_no_report_raw(session, output_format):
     assert report.splitlines()[-1].strip() in ("0 passed, 1 failed", "</testsuites>", "}")
 
 
+READS_ITS_LIMITS = "public static class Raw { public static void limits() { System.Console.Write(System.IO.File.ReadAllText(\"/proc/self/limits\")); } }"
+
+
+@pytest.mark.parametrize("through", ["prlimit", "a function between fork and exec"])
+def test_the_host_runs_under_its_limits_however_they_are_set(session, monkeypatch, through):
+    from kite.testing import worker
+
+    if through != "prlimit":
+        monkeypatch.setattr(worker, "prlimit_executable", lambda: None)
+    elif worker.prlimit_executable() is None:
+        pytest.skip("no prlimit on this machine")
+    pool = ProcessPool(session.sandbox, session.pool.host_dir, session.limits, ahead=0)
+    try:
+        [outcome] = run_answer(pool, raw_image(session, READS_ITS_LIMITS), [TestRequest("Raw", "limits")])
+    finally:
+        pool.close()
+    assert outcome.status == "pass", outcome.message
+    rows = {line[:26].strip(): line[26:].split()[:2] for line in outcome.output.splitlines()[1:]}
+    limits = session.limits
+    assert rows["Max file size"] == [str(limits.file_mb << 20)] * 2
+    assert rows["Max open files"] == [str(limits.descriptors)] * 2
+    assert rows["Max core file size"] == ["0", "0"]
+    if session.sandbox.own_user or os.geteuid() != 0:  # root's own count is never limited
+        assert rows["Max processes"] == [str(limits.processes)] * 2
+
+
 def test_kernel_buffers_an_answer_can_hold_are_bounded_by_its_descriptors(session):
     [outcome] = run_raw(session, (RAW / "hoards_socket_buffers.cs").read_text(), "hoard")
     assert outcome.status == "pass", outcome.message

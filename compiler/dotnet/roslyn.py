@@ -112,6 +112,11 @@ class RoslynService:
                 # Not reported anyway; suppressing it lets Roslyn skip analyzers with nothing to report.
                 severities[rule_id] = ReportDiagnostic.Suppress
         self._parse_options = CSharpParseOptions(getattr(LanguageVersion, LANGUAGE_VERSION))
+        # Roslyn's switch that skips nullable analysis: it only warns, and it does not change the image (every sample
+        # answer and hostile program emits the same bytes either way: tests/test_dotnet.py).
+        features = Dictionary[String, String]()
+        features["run-nullable-analysis"] = "never"
+        self._unanalyzed_parse_options = self._parse_options.WithFeatures(features)
         self._options = (
             CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary)
             .WithNullableContextOptions(NullableContextOptions.Enable)
@@ -123,10 +128,11 @@ class RoslynService:
         self._options_by_build: dict = {}
         self._bases: dict = {}
 
-    def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None):
+    def _compilation(self, assembly_name: str, sources: list[tuple[str, str]], references=(), options=None, parse_options=None):
         """Sources added to an empty compilation kept per (name, options, references): a compilation derived by
         AddSyntaxTrees shares its base's bound references, which a fresh CSharpCompilation.Create binds again
-        (most of a small answer's compile). The compilation, so its diagnostics and image, is the same either way."""
+        (most of a small answer's compile). The compilation, so its diagnostics and image, is the same either way.
+        The base has no trees, so no parse options of its own: the sources are parsed with `parse_options`."""
         options = options or self._options
         key = (assembly_name, id(options), *map(id, references))
         kept = self._bases.get(key)
@@ -136,7 +142,7 @@ class RoslynService:
             # The options and references are kept with it: their ids in the key stay theirs while it lives.
             kept = self._bases[key] = (_compilation(assembly_name, [], self._references, references, options, self._parse_options),
                                        options, tuple(references))
-        return kept[0].AddSyntaxTrees(_trees(sources, self._parse_options))
+        return kept[0].AddSyntaxTrees(_trees(sources, parse_options or self._parse_options))
 
     def _emit_options(self, executable: bool, debug: bool, unsafe: bool):
         """One options object per kind of build, so emits of one kind share a base compilation."""
@@ -174,9 +180,17 @@ class RoslynService:
              debug=False, unsafe=False) -> Emitted:
         """Compile to an assembly image, without analyzers (check runs those). `debug`: a debugger's build, at
         Debug optimization (every local kept, nothing inlined) with a portable PDB, never what grading runs;
-        `unsafe`: kite's own C# that calls native code (the debug engine)."""
+        `unsafe`: kite's own C# that calls native code (the debug engine).
+
+        A build that is not a debugger's skips nullable analysis, which the check ran (a tenth of an emit's CPU): an
+        image's diagnostics leave out its warnings, and a build that fails is compiled again with it, so a failure
+        reports what it always did."""
         options = self._emit_options(executable, debug, unsafe)
-        image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options), debug)
+        image: bytes | None = None
+        if not debug:
+            image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options, self._unanalyzed_parse_options))
+        if image is None:
+            image, found, pdb = _emit(self._compilation(assembly_name, sources, references, options), debug)
         return Emitted(image, [d for d in map(self._to_kite, found) if d is not None], pdb)
 
     def reference_from_image(self, image: bytes, aliases: tuple[str, ...] = ()):
