@@ -23,10 +23,25 @@ RUNTIME_CONFIG = {
 }
 
 
-def write_runtime_config(path) -> None:
-    """The runtimeconfig of every .NET process kite starts or writes: kite itself, built programs, the test host.
-    The sandboxed test host reads it under a uid of its own."""
-    write_atomically(path, json.dumps(RUNTIME_CONFIG, indent=1).encode(), 0o644)
+# Only for the runtime kite starts in its own process to compile (boot), never for programs or the test host: what
+# each saves was measured on a cold check (benchmarks/cold_vs_csc.py, docs/cli.md "Cold start").
+COMPILER_PROPERTIES = {
+    # Instrumenting hot precompiled code for a later rejit that a one-shot check ends before.
+    "System.Runtime.TieredPGO": False,
+    # ICU is never loaded; Roslyn's messages are read in the invariant culture (roslyn.py) and kite's own text is
+    # ordinal everywhere, so no diagnostic depends on it (tests/test_dotnet.py).
+    "System.Globalization.Invariant": True,
+}
+
+
+def write_runtime_config(path, properties: dict | None = None) -> None:
+    """The runtimeconfig of every .NET process kite starts or writes: kite itself, built programs, the test host;
+    `properties` added to its configProperties. The sandboxed test host reads it under a uid of its own."""
+    config = RUNTIME_CONFIG
+    if properties:
+        options = RUNTIME_CONFIG["runtimeOptions"]
+        config = {**RUNTIME_CONFIG, "runtimeOptions": {**options, "configProperties": {**options.get("configProperties", {}), **properties}}}
+    write_atomically(path, json.dumps(config, indent=1).encode(), 0o644)
 
 
 def shared_frameworks() -> Path:
@@ -58,14 +73,16 @@ class DotnetRuntime:
 def boot() -> DotnetRuntime:
     """Start CoreCLR and load the compiler. Every later call returns the same runtime."""
     packages = restore()
-    config = packages.cache_dir / "kite.runtimeconfig.json"
-    write_runtime_config(config)
+    config = packages.cache_dir / "kite-compiler.runtimeconfig.json"
+    write_runtime_config(config, COMPILER_PROPERTIES)
     try:
         import pythonnet
         from clr_loader import get_coreclr
 
-        pythonnet.set_runtime(get_coreclr(runtime_config=str(config)))
-        import clr  # starts the runtime
+        runtime = get_coreclr(runtime_config=str(config))
+        pythonnet.set_runtime(runtime)
+        _load_pythonnet(runtime, packages)
+        import clr  # starts the runtime, unless _load_pythonnet did
     except Exception as error:  # clr_loader raises bare RuntimeError/OSError with long texts
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ToolchainError(
@@ -83,3 +100,29 @@ def boot() -> DotnetRuntime:
     clr.AddReference("Microsoft.CodeAnalysis.CSharp")
     core_dir = System.IO.Path.GetDirectoryName(System.Object().GetType().Assembly.Location)
     return DotnetRuntime(packages, str(System.Environment.Version), str(core_dir))
+
+
+def _load_pythonnet(runtime, packages: DotnetPackages) -> None:
+    """pythonnet.load with a ReadyToRun copy of its Python.Runtime.dll where crossgen2 is there: JIT-compiling it
+    was a fifth of starting .NET and Roslyn (benchmarks/cold_check.py). Elsewhere `import clr` loads the IL DLL."""
+    import atexit
+
+    import pythonnet
+
+    from kite.dotnet.own_images import ready_to_run_file
+
+    image = ready_to_run_file(packages, "Python.Runtime", python_runtime_dll().read_bytes(), {})
+    if image is None:
+        return
+    assembly = runtime.get_assembly(str(image))
+    if assembly.get_function("Python.Runtime.Loader.Initialize")(b"") != 0:
+        raise RuntimeError("Python.Runtime.Loader.Initialize failed")
+    pythonnet._LOADER_ASSEMBLY, pythonnet._LOADED = assembly, True  # what pythonnet.load sets, so `import clr` is a no-op
+    atexit.register(pythonnet.unload)
+
+
+def python_runtime_dll() -> Path:
+    """pythonnet's own assembly, as pythonnet.load finds it."""
+    import pythonnet
+
+    return Path(pythonnet.__file__).parent / "runtime" / "Python.Runtime.dll"
