@@ -268,3 +268,10 @@ def test_the_compilers_invariant_culture_changes_no_diagnostic():
     assert invariant_switch == "true" and cultured_switch != "true" and culture == "tr-TR"  # two different runtimes
     assert invariant == cultured
     assert any(d["id"] == "CS0029" for d in invariant)  # an equal list of nothing would prove nothing
+
+
+def test_a_runtime_the_host_cannot_start_is_hostfxrs_error_code_not_a_crash(tmp_path):
+    from kite.dotnet.runtime import _Host
+
+    with pytest.raises(RuntimeError, match=r"^hostfxr_initialize_for_runtime_config failed with 0x80008093$"):  # no such file
+        _Host(tmp_path / "missing.runtimeconfig.json")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.dotnet.packages import DotnetPackages, crossgen2
-from kite.dotnet.runtime import DOTNET_MAJOR, shared_frameworks
+from kite.dotnet.runtime import DOTNET_MAJOR, folder_version, shared_frameworks
 
 CROSSGEN_SECONDS = 120.0
 TARGET_ARCHITECTURES = {"x86_64": "x64", "aarch64": "arm64"}  # platform.machine() -> crossgen2's --targetarch
@@ -81,6 +81,5 @@ def ready_to_run_file(packages: DotnetPackages, name: str, image: bytes, referen
 
 def _newest_framework() -> Path | None:
     """The shared framework a test host rolls forward to (LatestMinor): the newest of kite's major version."""
-    versions = [(tuple(int(part) for part in folder.name.split("-")[0].split(".")), folder)
-                for folder in shared_frameworks().glob(f"{DOTNET_MAJOR}.*") if folder.name.split("-")[0].replace(".", "").isdigit()]
+    versions = [(folder_version(folder.name), folder) for folder in shared_frameworks().glob(f"{DOTNET_MAJOR}.*") if folder_version(folder.name)]
     return max(versions)[1] if versions else None

@@ -25,7 +25,7 @@ RUNTIME_CONFIG = {
 
 
 # Only for the runtime kite starts in its own process to compile (boot), never for programs or the test host: what
-# each saves was measured on a cold check (benchmarks/cold_vs_csc.py, docs/cli.md "Cold start").
+# each saves was measured on a cold check (benchmarks/cold_vs_csc.py; README.md, "How long things take").
 COMPILER_PROPERTIES = {
     # Instrumenting hot precompiled code for a later rejit that a one-shot check ends before.
     "System.Runtime.TieredPGO": False,
@@ -78,7 +78,7 @@ def boot() -> DotnetRuntime:
     write_runtime_config(config, COMPILER_PROPERTIES)
     try:
         _load_pythonnet(_Host(config), packages)
-    except (OSError, RuntimeError) as error:  # a missing library, or hostfxr's or pythonnet's error code
+    except (OSError, AttributeError, RuntimeError) as error:  # no library, a hostfxr without the call, an error code
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ToolchainError(
             f"cannot start the .NET {DOTNET_MAJOR} runtime ({first_line}); install the .NET {DOTNET_MAJOR} SDK"
@@ -115,7 +115,7 @@ class _Host:
 
     def __init__(self, config: Path):
         root = Path(dotnet_executable()).resolve().parent
-        versions = [(_version(library.parent.name), library) for library in (root / "host" / "fxr").glob("*/libhostfxr.so")]
+        versions = [(folder_version(library.parent.name), library) for library in (root / "host" / "fxr").glob("*/libhostfxr.so")]
         if not versions:
             raise OSError(f"no libhostfxr.so under {root / 'host' / 'fxr'}")
         self._hostfxr = ctypes.CDLL(str(max(versions)[1]))
@@ -161,8 +161,9 @@ def _address(pointer: ctypes.c_void_p) -> int:
     return pointer.value
 
 
-def _version(folder_name: str) -> tuple[int, ...]:
-    """`10.0.1` -> (10, 0, 1); a preview's `10.0.0-rc.1` as its release."""
+def folder_version(folder_name: str) -> tuple[int, ...]:
+    """The version a folder of the .NET installation is named by: `10.0.1` -> (10, 0, 1), a preview's `10.0.0-rc.1` as
+    its release; () for a name that is no version."""
     parts = folder_name.split("-")[0].split(".")
     return tuple(int(part) for part in parts) if all(part.isdigit() for part in parts) else ()
 
