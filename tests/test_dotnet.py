@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -283,3 +284,44 @@ def test_a_cold_process_loads_kites_own_assemblies_from_the_disk():
     runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=False) for _ in range(2)]
     assert [run.returncode for run in runs] == [0, 0], runs[0].stderr[-2000:]
     assert runs[1].stdout.strip() == "[]"
+
+
+CULTURE_PROBE = """
+import json, sys
+from kite.dotnet import runtime
+if sys.argv[1] == "with culture":
+    runtime.COMPILER_PROPERTIES = {k: v for k, v in runtime.COMPILER_PROPERTIES.items() if k != "System.Globalization.Invariant"}
+from kite.dotnet.roslyn import RoslynService
+found = RoslynService().check([("Straße.cs", sys.argv[2])])
+from System import AppContext
+from System.Globalization import CultureInfo
+print(json.dumps([[d.to_json() for d in found], str(AppContext.GetData("System.Globalization.Invariant")), CultureInfo.CurrentCulture.Name]))
+"""
+CULTURE_SENSITIVE = """using System.Collections.Generic;
+public static class Größe
+{
+    public static string Upper(string ıi) => ıi.ToUpper() + "İstanbul".ToLower() + 1.5.ToString();
+    public static int Compare(List<string> wörter) { wörter.Sort(); return string.Compare("ä", "z"); }
+    public static int Wrong() { int straße = "1,5"; return straße + 1000000; }
+}
+"""
+
+
+def test_the_compilers_invariant_culture_changes_no_diagnostic():
+    # COMPILER_PROPERTIES turns ICU off in kite's own runtime: what it reports must be what a Turkish-culture runtime
+    # (dotted and dotless i, comma decimals) reports.
+    runs = [subprocess.run([sys.executable, "-c", CULTURE_PROBE, how, CULTURE_SENSITIVE], capture_output=True, text=True,
+                           timeout=300, check=False, env={**os.environ, "LANG": "tr_TR.UTF-8", "LC_ALL": "tr_TR.UTF-8"})
+            for how in ("as shipped", "with culture")]
+    assert [run.returncode for run in runs] == [0, 0], runs[0].stderr[-2000:] + runs[1].stderr[-2000:]
+    (invariant, invariant_switch, _), (cultured, cultured_switch, culture) = (json.loads(run.stdout.splitlines()[-1]) for run in runs)
+    assert invariant_switch == "true" and cultured_switch != "true" and culture == "tr-TR"  # two different runtimes
+    assert invariant == cultured
+    assert any(d["id"] == "CS0029" for d in invariant)  # an equal list of nothing would prove nothing
+
+
+def test_a_runtime_the_host_cannot_start_is_hostfxrs_error_code_not_a_crash(tmp_path):
+    from kite.dotnet.runtime import _Host
+
+    with pytest.raises(RuntimeError, match=r"^hostfxr_initialize_for_runtime_config failed with 0x80008093$"):  # no such file
+        _Host(tmp_path / "missing.runtimeconfig.json")

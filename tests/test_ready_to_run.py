@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURES, REPO, run_kite
 from kite.dotnet import packages as dotnet_packages
 from kite.dotnet.packages import READY_TO_RUN_PENDING, READY_TO_RUN_SWITCH
+from kite.dotnet.runtime import python_runtime_dll
 
 
 def is_ready_to_run(path: str) -> bool:
@@ -50,6 +51,9 @@ def test_roslyn_and_the_analyzers_are_loaded_from_ready_to_run_images():
         assert is_ready_to_run(image), image
     assert not any(is_ready_to_run(dll) for dll in (*restored.compiler_dlls, *restored.analyzer_dlls))  # the check can fail
     assert ready_to_run.startswith("made by Microsoft.NETCore.App.Crossgen2.")
+    # pythonnet's own assembly too, made with the same crossgen2 and kept with kite's own images
+    assert Path(loaded["Python.Runtime"]).parent.parent == restored.cache_dir / "own-images", loaded["Python.Runtime"]
+    assert is_ready_to_run(loaded["Python.Runtime"]) and not is_ready_to_run(str(python_runtime_dll()))
 
 
 CASES = [["check", "--format", "json", "samples"], ["test", "samples/word_count.kite"]] + [

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kite.atomic import write_atomically
 from kite.dotnet.packages import DotnetPackages, crossgen2
-from kite.dotnet.runtime import DOTNET_MAJOR, shared_frameworks
+from kite.dotnet.runtime import DOTNET_MAJOR, folder_version, shared_frameworks
 
 CROSSGEN_SECONDS = 120.0
 TARGET_ARCHITECTURES = {"x86_64": "x64", "aarch64": "arm64"}  # platform.machine() -> crossgen2's --targetarch
@@ -42,17 +42,22 @@ def ready_to_run(packages: DotnetPackages, name: str, image: bytes, references: 
     disk like the IL images; `references`: the other assemblies (by file name) it calls beside the framework. A
     sandboxed test host starts once per answer, and JIT-compiling the host and the stdlib was a tenth of its CPU
     (benchmarks/score.py --breakdown). `image` itself where crossgen2 is not there or fails: only speed differs."""
+    path = ready_to_run_file(packages, name, image, references)
+    return image if path is None else path.read_bytes()
+
+
+def ready_to_run_file(packages: DotnetPackages, name: str, image: bytes, references: dict[str, bytes]) -> Path | None:
+    """Where ready_to_run keeps its image (made now if it is not there yet), or None where crossgen2 is not there or
+    fails. The file is named as its assembly (a folder per version): a loader by path takes the name from it."""
     tool = crossgen2(packages)
     framework = _newest_framework()
     architecture = TARGET_ARCHITECTURES.get(platform.machine())
     if tool is None or framework is None or architecture is None:
-        return image
+        return None
     digest = hashlib.sha256(b"\0".join([str(tool).encode(), str(framework).encode(), image, *references.values()])).hexdigest()[:32]
-    path = packages.cache_dir / "own-images" / f"{name}-{digest}.r2r.dll"
-    try:
-        return path.read_bytes()
-    except OSError:
-        pass
+    path = packages.cache_dir / "own-images" / f"{name}-{digest}.r2r" / f"{name}.dll"
+    if path.is_file():
+        return path
     with tempfile.TemporaryDirectory(prefix="kite-crossgen-") as work:
         folder = Path(work)
         (folder / f"{name}.dll").write_bytes(image)
@@ -65,17 +70,16 @@ def ready_to_run(packages: DotnetPackages, name: str, image: bytes, references: 
         try:
             done = subprocess.run(command, capture_output=True, timeout=CROSSGEN_SECONDS, check=False)
         except (OSError, subprocess.TimeoutExpired):
-            return image
+            return None
         if done.returncode != 0:
-            return image
+            return None
         made = (folder / "out.dll").read_bytes()
-    path.parent.mkdir(exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, made)
-    return made
+    return path
 
 
 def _newest_framework() -> Path | None:
     """The shared framework a test host rolls forward to (LatestMinor): the newest of kite's major version."""
-    versions = [(tuple(int(part) for part in folder.name.split("-")[0].split(".")), folder)
-                for folder in shared_frameworks().glob(f"{DOTNET_MAJOR}.*") if folder.name.split("-")[0].replace(".", "").isdigit()]
+    versions = [(folder_version(folder.name), folder) for folder in shared_frameworks().glob(f"{DOTNET_MAJOR}.*") if folder_version(folder.name)]
     return max(versions)[1] if versions else None

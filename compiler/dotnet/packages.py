@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from kite.atomic import write_atomically
 from kite.errors import ToolchainError
@@ -115,6 +114,9 @@ def _start_making_ready_to_run(folder: Path) -> None:
 def _ready_to_run(folder: Path, layout: dict) -> tuple[dict | None, str]:
     """ReadyToRun copies of the compiler and analyzer DLLs, and how they were made. Only speed depends on them, so
     a machine where crossgen2 cannot run (no pack for its runtime, NuGet unreachable) loads the IL DLLs instead."""
+    # Imported here: it pulls in urllib, http and email (a fifth of the compile process's imports, at module level).
+    from xml.sax.saxutils import quoteattr
+
     work = folder / "ready-to-run"
     shutil.rmtree(work, ignore_errors=True)  # what a killed run left: never used, since no layout names it
     work.mkdir()
