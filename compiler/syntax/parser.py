@@ -420,8 +420,8 @@ class KiteTransformer(Transformer_NonRecursive):
         return n.Name(token.line, token.column, token.value, end_line=token.end_line, end_column=token.end_column)
 
     def _literal(self, kind: str, token: Token):
-        line, column, _, _ = _span(token)
-        return n.Literal(line, column, kind, token.value, end_line=token.end_line, end_column=token.end_column)
+        line, column, end_line, end_column = _span(token)
+        return n.Literal(line, column, kind, token.value, end_line=end_line, end_column=end_column)
 
     def int_lit(self, children):
         return self._literal("int", children[0])
