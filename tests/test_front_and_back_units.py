@@ -56,7 +56,8 @@ def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
     """scan() searches the whole text for a suspect line: the same leaks, line numbers and recovery as each line
     scanned on its own, whether the suspect is on the first line, the last (with or without a line end), on lines
     in a row, or on none."""
-    lines = ["var a = 1;", "fn f()", "    x++", "    y--", "", "    let s = \"x;\" # {", "    if a && b", "var z = 2;"]
+    lines = ["var a = 1;", "fn f()", "    x++", "    y--", "", "    let s = \"x;\" # {", "    if a && b", "    if a != b", "    else",
+             "    else  if c", "    elif !c", "    x!=!y", "    let ok = x!", "var z = 2;"]
     texts = ["\n".join(lines), "\n".join(lines) + "\n", "\n".join(lines[1:5]), "module A\nfn f()\n    pass\n", "", "\n;\n"]
     for text in texts:
         by_line = [leaks.scan_line(number, line) for number, line in enumerate(text.split("\n"), start=1)]

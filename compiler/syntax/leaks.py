@@ -87,8 +87,11 @@ PYTHON_SPELLINGS = {"True": "true", "False": "false", "None": "none", "is None":
 PYTHON_WORDS = frozenset(word for word in PYTHON_SPELLINGS if " " not in word)
 IS_NONE = re.compile(r"is[ \t]+(not[ \t]+)?None\b")
 DECLARING = re.compile(r"(?:\b(?:type|enum|fn|let|mut|for)|\.)[ \t]*$")
-# A line without any of these cannot leak: most lines skip the character scan.
-SUSPECT = re.compile(r"[;{}&|!$]|\+\+|--|//|\b(?:" + "|".join([*LEAKED_WORDS, *CSHARP_TYPES, *DELEGATES, *LEAKED_CALLS, *PYTHON_WORDS]) + r"|else)\b")
+# A line without any of these cannot leak: most lines skip the character scan. Not `!=` nor an `else` without `if`
+# (scan_line reports neither): they were three quarters of the lines scanned in answers.
+SUSPECT = re.compile(
+    r"[;{}&|$]|!(?!=)|\+\+|--|//|\belse[ \t]+if\b|\b(?:" + "|".join([*LEAKED_WORDS, *CSHARP_TYPES, *DELEGATES, *LEAKED_CALLS, *PYTHON_WORDS]) + r")\b"
+)
 CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
