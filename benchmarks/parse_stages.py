@@ -8,6 +8,7 @@ stage itself costs). Stages: reading and decoding, the leak scan, layout, the pa
 (the driver every command uses), and the graph's index of the AST (symbols, names, locals). Lark's own path, what the
 driver replaces and falls back to, is printed beside them: its lexer with the Indenter and its LALR parse into a Tree,
 then the Transformer into the AST. Issue 23's target is 1 ms a file for the stages together (1,000 files/s per core).
+Last, `read_syntax` whole, as every command calls it (the leak scan, layout, the parse and its diagnostics).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from find import sample_functions, write_answers  # beside this script
 from kite.graph.index import read_file
 from kite.source import read
 from kite.syntax import layout as layout_pass, leaks
+from kite.syntax.frontend import read_syntax
 from kite.syntax.parser import KiteTransformer, lark_only, lark_parser, parse_module
 
 FILES = 500
@@ -56,10 +58,12 @@ def main() -> None:
             read_file(source.path, source.text, module, tuple(layout.lines))
             for source, module, layout in zip(sources, modules, layouts)
         ])
+        front_end, _ = fastest(lambda: [read_syntax(source) for source in sources])
         total = sum(costs.values())
         for stage, seconds in costs.items():
             print(f"{stage:28} {seconds / FILES * 1000:6.3f} ms/file  {seconds / total:4.0%}")
         print(f"{'together':28} {total / FILES * 1000:6.3f} ms/file  ({FILES / total:.0f} files/s per core; target 1,000)")
+        print(f"read_syntax whole            {front_end / FILES * 1000:6.3f} ms/file")
         print(f"Lark's path instead: LALR to Tree {lark_tree / FILES * 1000:.3f} ms/file, Transformer {lark_transform / FILES * 1000:.3f} ms/file")
 
 

@@ -426,3 +426,15 @@ def test_a_function_type_in_a_pattern_matches_its_parameter_and_result_types_exa
     assert function_type_matches("fn $F($$$P, $G: fn($T) -> bool) -> fn() -> $R\n    $$$B") == ["fn keep(xs: list<str>, pred: fn(str) -> bool) -> fn() -> list<str>"]
     assert function_type_matches("let $X: fn($$$A) -> $R = $V") == ["let picked: fn(str) -> bool = pred"]
     assert function_type_matches("let $X: fn() = $V") == []
+
+
+def test_an_expression_pattern_finds_its_node_class_wherever_it_is_nested_and_only_there():
+    """find_matches tries a pattern that is not a metavariable only on nodes of its own class: a call is found inside
+    an operation, a lambda, an f-string hole, a list and another call; `$X` still takes every expression."""
+    body = """\
+    let g = fn(x: int) => x + len([len("a"), 2])
+    print(f"{len(name)}")
+    return len("b") * 2
+    """
+    assert found("len($X)", body) == ['len([len("a"), 2])', 'len("a")', "len(name)", 'len("b")']
+    assert found("$X", 'return -a\n') == ["-a", "a"]

@@ -52,6 +52,27 @@ def test_the_leak_scanner_skips_strings_chars_and_comments():
     assert scan.leaks == ()
 
 
+def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
+    """scan() searches the whole text for a suspect line: the same leaks, line numbers and recovery as each line
+    scanned on its own, whether the suspect is on the first line, the last (with or without a line end), on lines
+    in a row, or on none."""
+    lines = ["var a = 1;", "fn f()", "    x++", "    y--", "", "    let s = \"x;\" # {", "    if a && b", "    if a != b", "    else",
+             "    else  if c", "    elif !c", "    x!=!y", "    let ok = x!", "var z = 2;"]
+    texts = ["\n".join(lines), "\n".join(lines) + "\n", "\n".join(lines[1:5]), "module A\nfn f()\n    pass\n", "", "\n;\n"]
+    for text in texts:
+        by_line = [leaks.scan_line(number, line) for number, line in enumerate(text.split("\n"), start=1)]
+        scan = leaks.scan(text)
+        assert scan.leaks == tuple(leak for found, _ in by_line for leak in found), text
+        assert scan.recovered_text == "\n".join(recovered.rstrip() if found else line for (found, recovered), line in zip(by_line, text.split("\n"))), text
+
+
+def test_code_only_passes_a_line_without_quotes_or_comment_through_and_takes_them_out_of_others():
+    assert layout.code_only("    f(a[1], b)") == "    f(a[1], b)"
+    assert layout.code_only('f("(", x) # )', keep_columns=True) == "f(   , x) "
+    assert layout.code_only("f('[') # ]") == "f() "
+    assert layout.bracket_delta('f("(", g(x)') == 1
+
+
 def test_every_token_kt004_names_is_one_the_scanner_reports():
     lines = {
         "else if": "    else if x", '$"': '    let s = $"a"', "!": "    let b = !a", "nameof(...)": "    f(nameof(x))",

@@ -27,8 +27,12 @@ def find_matches(pattern: Pattern, module: n.Module) -> list[Match]:
     """Every place in `module` the pattern matches; nested matches are each reported."""
     found: list[Match] = []
     if pattern.context == "expression":
+        # A pattern that is not a metavariable matches only its own node class: the others are not tried.
+        kinds = EXPRESSIONS if _placeholder(pattern.node) is not None else (
+            (type(pattern.node),) if isinstance(pattern.node, EXPRESSIONS) else ()
+        )
         for node in nodes_in(module.items):
-            if isinstance(node, EXPRESSIONS) and (bound := match(pattern.node, node, {})) is not None:
+            if isinstance(node, kinds) and (bound := match(pattern.node, node, {})) is not None:
                 found.append(Match(node, bound))
     elif pattern.context == "module":
         if (bound := match(pattern.node, module, {})) is not None:

@@ -108,6 +108,8 @@ FIXED_LINE_CHARS = 400
 def _leaks_found(file: str, text: str, scan: leaks.LeakScan, module: Module | None) -> list[Diagnostic]:
     """KT004 for each leaked token, with its fix; a `var` becomes `let mut` only where the variable is assigned again
     (the recovered module tells: it read `var` as `let mut`)."""
+    if not scan.leaks:  # most files: no need to split the text
+        return []
     lines = text.split("\n")
     found = []
     for leak in scan.leaks:

@@ -278,7 +278,7 @@ def _if_children(s: If) -> tuple:
 
 
 def _optional(*nodes) -> tuple:
-    return tuple(node for node in nodes if node is not None)
+    return tuple([node for node in nodes if node is not None])  # a list first: tuple() over a generator is slower
 
 
 # Each node class's direct child nodes, in source order. A new node class without an entry is refused by children().
@@ -349,10 +349,11 @@ def children(node: Node) -> tuple[Node, ...]:
 def descendants(node: Node):
     """The node and every node inside it, in source order; iterative, so any depth is fine."""
     pending = [node]
+    pop, extend = pending.pop, pending.extend  # bound once: this loop runs for every node a search or pass visits
     while pending:
-        node = pending.pop()
+        node = pop()
         yield node
-        pending.extend(reversed(children(node)))
+        extend(reversed(children(node)))
 
 
 def walk_statements(body):

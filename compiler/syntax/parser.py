@@ -227,17 +227,22 @@ class KiteTransformer(Transformer_NonRecursive):
         self._text = text
         self._depth: dict[int, int] = {}  # nesting levels: a chain of one operator is one
 
-    def _node(self, node, *children, depth: int | None = None):
-        """`depth`: the node's nesting level when it is not one more than its deepest child's (a chain)."""
+    def _node(self, node, children=(), depth: int | None = None):
+        """`children`: the nodes under it (None, or a token, counts as no depth); `depth`: the node's nesting level
+        when it is not one more than its deepest child's (a chain). A loop: max() over a generator cost more than
+        the rest of the transformer."""
         if depth is None:
-            depth = 1 + max((self._depth.get(id(child), 0) for child in children), default=0)
+            depth_of = self._depth.get
+            depth = 0
+            for child in children:
+                below = depth_of(id(child), 0)
+                if below > depth:
+                    depth = below
+            depth += 1
         if depth > MAX_NESTING:
             raise KiteSyntaxError(node.line, node.column, f"nested more than {MAX_NESTING} levels deep")
         self._depth[id(node)] = depth
         return node
-
-    def _nested(self, node, children):
-        return self._node(node, *[c for c in children if c is not None])
 
     # ---- module
 
@@ -254,41 +259,43 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def use_decl(self, children):
         path = children[0]
-        return n.Use(path.line, path.column, path.value, **_ends(path))
+        return n.Use(path.line, path.column, path.value, end_line=path.end_line, end_column=path.end_column)
 
     def dotted_name(self, children):
+        if len(children) == 1:  # a plain NAME, already the token a dotted name's parts are joined into
+            return children[0]
         first, last = children[0], children[-1]
         return Token("NAME", ".".join(children), line=first.line, column=first.column, end_line=last.end_line, end_column=last.end_column)
 
     def const_decl(self, children):
         name, type_, value = children
         _declared(name)
-        return self._nested(n.Let(name.line, name.column, name.value, False, type_, value, **_ends(value)), [type_, value])
+        return self._node(n.Let(name.line, name.column, name.value, False, type_, value, end_line=value.end_line, end_column=value.end_column), [type_, value])
 
     def type_decl(self, children):
         name, *fields = children
         _declared(name)
-        return n.TypeDecl(name.line, name.column, name.value, tuple(fields), **_ends(fields[-1]))
+        return n.TypeDecl(name.line, name.column, name.value, tuple(fields), end_line=fields[-1].end_line, end_column=fields[-1].end_column)
 
     def field(self, children):
         name, type_ = children
         _declared(name)
-        return self._node(n.Field(name.line, name.column, name.value, type_, **_ends(type_)), type_)
+        return self._node(n.Field(name.line, name.column, name.value, type_, end_line=type_.end_line, end_column=type_.end_column), (type_,))
 
     def enum_decl(self, children):
         name, *members = children
         _declared(name)
-        return n.EnumDecl(name.line, name.column, name.value, tuple(members), **_ends(members[-1]))
+        return n.EnumDecl(name.line, name.column, name.value, tuple(members), end_line=members[-1].end_line, end_column=members[-1].end_column)
 
     def enum_member(self, children):
         member = _declared(children[0])
-        return n.EnumMember(member.line, member.column, member.value, **_ends(member))
+        return n.EnumMember(member.line, member.column, member.value, end_line=member.end_line, end_column=member.end_column)
 
     def fn_decl(self, children):
         keyword, name, params, returns, body = children
         _declared(name)
-        function = n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body, **_ends(body[-1]))
-        return self._nested(function, [*(params or ()), returns, *body])
+        function = n.FnDecl(keyword.line, name.column, name.value, params or (), returns, body, end_line=body[-1].end_line, end_column=body[-1].end_column)
+        return self._node(function, [*(params or ()), returns, *body])
 
     def params(self, children):
         return tuple(child for child in children if child is not None)
@@ -296,12 +303,13 @@ class KiteTransformer(Transformer_NonRecursive):
     def param(self, children):
         name, type_ = children
         _declared(name)
-        return self._nested(n.Param(name.line, name.column, name.value, type_, **_ends(type_ or name)), [type_])
+        last = type_ or name
+        return self._node(n.Param(name.line, name.column, name.value, type_, end_line=last.end_line, end_column=last.end_column), (type_,))
 
     def test_decl(self, children):
         description, body = children
         _check_escapes(description, STRING_ESCAPES, description.value[1:-1])
-        return self._nested(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body, **_ends(body[-1])), body)
+        return self._node(n.TestDecl(description.line, 1, _unescaped(description.value[1:-1]), body, end_line=body[-1].end_line, end_column=body[-1].end_column), body)
 
     def block(self, children):
         return tuple(children)
@@ -311,41 +319,42 @@ class KiteTransformer(Transformer_NonRecursive):
     def let_stmt(self, children):
         mut, name, type_, value = children
         _declared(name)
-        let = n.Let(name.line, name.column, name.value, mut is not None, type_, value, mut_column=mut.column if mut else 0, **_ends(value))
-        return self._nested(let, [type_, value])
+        let = n.Let(name.line, name.column, name.value, mut is not None, type_, value, mut_column=mut.column if mut else 0, end_line=value.end_line, end_column=value.end_column)
+        return self._node(let, [type_, value])
 
     def assign_stmt(self, children):
         target, op, value = children
-        return self._nested(n.Assign(target.line, target.column, target, op.value, value, **_ends(value)), [target, value])
+        return self._node(n.Assign(target.line, target.column, target, op.value, value, end_line=value.end_line, end_column=value.end_column), [target, value])
 
     def expr_stmt(self, children):
         expr = children[0]
-        return self._nested(n.ExprStmt(expr.line, expr.column, expr, **_ends(expr)), children)
+        return self._node(n.ExprStmt(expr.line, expr.column, expr, end_line=expr.end_line, end_column=expr.end_column), children)
 
     def return_stmt(self, children):
         keyword, value = children
-        return self._nested(n.Return(keyword.line, keyword.column, value, **_ends(value or keyword)), [value])
+        last = value or keyword
+        return self._node(n.Return(keyword.line, keyword.column, value, end_line=last.end_line, end_column=last.end_column), (value,))
 
     def break_stmt(self, children):
-        return n.Break(children[0].line, children[0].column, **_ends(children[0]))
+        return n.Break(children[0].line, children[0].column, end_line=children[0].end_line, end_column=children[0].end_column)
 
     def continue_stmt(self, children):
-        return n.Continue(children[0].line, children[0].column, **_ends(children[0]))
+        return n.Continue(children[0].line, children[0].column, end_line=children[0].end_line, end_column=children[0].end_column)
 
     def pass_stmt(self, children):
-        return n.Pass(children[0].line, children[0].column, **_ends(children[0]))
+        return n.Pass(children[0].line, children[0].column, end_line=children[0].end_line, end_column=children[0].end_column)
 
     def expect_stmt(self, children):
         keyword, expr = children
-        expect = n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos), **_ends(expr))
-        return self._nested(expect, [expr])
+        expect = n.Expect(keyword.line, keyword.column, expr, _expect_source(self._text, keyword.end_pos), end_line=expr.end_line, end_column=expr.end_column)
+        return self._node(expect, [expr])
 
     def if_stmt(self, children):
         keyword, condition, body, *rest = children
         orelse = rest.pop() if rest else None
         branches = ((condition, body), *rest)
         flat = [condition, *body, *(x for c, b in rest for x in (c, *b)), *(orelse or ())]
-        return self._nested(n.If(keyword.line, keyword.column, branches, orelse, **_ends(flat[-1])), flat)
+        return self._node(n.If(keyword.line, keyword.column, branches, orelse, end_line=flat[-1].end_line, end_column=flat[-1].end_column), flat)
 
     def elif_clause(self, children):
         condition, body = children
@@ -356,47 +365,47 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def while_stmt(self, children):
         keyword, condition, body = children
-        return self._nested(n.While(keyword.line, keyword.column, condition, body, **_ends(body[-1])), [condition, *body])
+        return self._node(n.While(keyword.line, keyword.column, condition, body, end_line=body[-1].end_line, end_column=body[-1].end_column), [condition, *body])
 
     def for_stmt(self, children):
         keyword, name, iterable, body = children
         _declared(name)
-        loop = n.For(keyword.line, keyword.column, name.value, name.column, iterable, body, **_ends(body[-1]))
-        return self._nested(loop, [iterable, *body])
+        loop = n.For(keyword.line, keyword.column, name.value, name.column, iterable, body, end_line=body[-1].end_line, end_column=body[-1].end_column)
+        return self._node(loop, [iterable, *body])
 
     # ---- expressions
 
     def lambda_(self, children):
         keyword, params, body = children
-        return self._nested(n.Lambda(keyword.line, keyword.column, params or (), body, **_ends(body)), [*(params or ()), body])
+        return self._node(n.Lambda(keyword.line, keyword.column, params or (), body, end_line=body.end_line, end_column=body.end_column), [*(params or ()), body])
 
     def binary(self, children):
         left, op, right = children
-        node = n.Binary(left.line, left.column, op.value, left, right, **_ends(right))
+        node = n.Binary(left.line, left.column, op.value, left, right, end_line=right.end_line, end_column=right.end_column)
         if isinstance(left, n.Binary) and n.same_level(left.op, op.value):
             # A chain of one operator (`a + b - c`, `x and y and z`) is one level (LANGUAGE.md §12).
-            return self._node(node, left, right, depth=max(self._depth.get(id(left), 0), 1 + self._depth.get(id(right), 0)))
-        return self._node(node, left, right)
+            return self._node(node, depth=max(self._depth.get(id(left), 0), 1 + self._depth.get(id(right), 0)))
+        return self._node(node, (left, right))
 
     def unary(self, children):
         op, operand = children
-        return self._node(n.Unary(op.line, op.column, op.value, operand, **_ends(operand)), operand)
+        return self._node(n.Unary(op.line, op.column, op.value, operand, end_line=operand.end_line, end_column=operand.end_column), (operand,))
 
     def call(self, children):
         func, args, closing = children
-        return self._nested(n.Call(func.line, func.column, func, args or (), **_ends(closing)), [func, *(args or ())])
+        return self._node(n.Call(func.line, func.column, func, args or (), end_line=closing.end_line, end_column=closing.end_column), [func, *(args or ())])
 
     def type_call(self, children):
         type_, args, closing = children
-        return self._nested(n.TypeCall(type_.line, type_.column, type_, args or (), **_ends(closing)), [type_, *(args or ())])
+        return self._node(n.TypeCall(type_.line, type_.column, type_, args or (), end_line=closing.end_line, end_column=closing.end_column), [type_, *(args or ())])
 
     def index(self, children):
         target, index, closing = children
-        return self._node(n.Index(target.line, target.column, target, index, **_ends(closing)), target, index)
+        return self._node(n.Index(target.line, target.column, target, index, end_line=closing.end_line, end_column=closing.end_column), (target, index))
 
     def member(self, children):
         target, name = children
-        return self._node(n.Member(target.line, target.column, target, name.value, **_ends(name)), target)
+        return self._node(n.Member(target.line, target.column, target, name.value, end_line=name.end_line, end_column=name.end_column), (target,))
 
     def args(self, children):
         return tuple(child for child in children if child is not None)
@@ -404,15 +413,15 @@ class KiteTransformer(Transformer_NonRecursive):
     def list_lit(self, children):
         bracket, items, closing = children
         items = items or ()
-        return self._nested(n.ListLiteral(bracket.line, bracket.column, items, **_ends(closing)), list(items))
+        return self._node(n.ListLiteral(bracket.line, bracket.column, items, end_line=closing.end_line, end_column=closing.end_column), items)
 
     def name(self, children):
         token = children[0]
-        return n.Name(token.line, token.column, token.value, **_ends(token))
+        return n.Name(token.line, token.column, token.value, end_line=token.end_line, end_column=token.end_column)
 
     def _literal(self, kind: str, token: Token):
-        line, column, _, _ = _span(token)
-        return n.Literal(line, column, kind, token.value, **_ends(token))
+        line, column, end_line, end_column = _span(token)
+        return n.Literal(line, column, kind, token.value, end_line=end_line, end_column=end_column)
 
     def int_lit(self, children):
         return self._literal("int", children[0])
@@ -438,20 +447,22 @@ class KiteTransformer(Transformer_NonRecursive):
         token = children[0]
         parts = split_fstring(token, self._depth)  # a hole's depth continues the enclosing expression's
         holes = [part for part in parts if not isinstance(part, str)]
-        return self._nested(n.FString(token.line, token.column, tuple(parts), **_ends(token)), holes)
+        return self._node(n.FString(token.line, token.column, tuple(parts), end_line=token.end_line, end_column=token.end_column), holes)
 
     # ---- types
 
     def type(self, children):
         base, question = children
-        typed = n.TypeRef(base.line, base.column, base.name, base.args, question is not None, base.returns, **_ends(question or base))
+        if question is None:  # a base type is never nullable: `base` is this type already, depth and all
+            return base
+        typed = n.TypeRef(base.line, base.column, base.name, base.args, True, base.returns, end_line=question.end_line, end_column=question.end_column)
         # popped: `base` is dropped here, and a later node given its address must not inherit its depth
         self._depth[id(typed)] = self._depth.pop(id(base), 0)
         return typed
 
     def collection_type(self, children):
         kind, *args, closing = children
-        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args), **_ends(closing)), *args)
+        return self._node(n.TypeRef(kind.line, kind.column, kind.value, tuple(args), end_line=closing.end_line, end_column=closing.end_column), args)
 
     def function_type(self, children):
         keyword, *rest = children
@@ -459,11 +470,11 @@ class KiteTransformer(Transformer_NonRecursive):
         params = tuple(child for child in rest[:closing_at] if child is not None)
         returns = rest[closing_at + 1] if closing_at + 1 < len(rest) else None
         last = returns or rest[closing_at]
-        return self._node(n.TypeRef(keyword.line, keyword.column, "fn", params, returns=returns, **_ends(last)), *params, *([returns] if returns else []))
+        return self._node(n.TypeRef(keyword.line, keyword.column, "fn", params, returns=returns, end_line=last.end_line, end_column=last.end_column), (*params, returns))
 
     def named_type(self, children):
         name = children[0]
-        return n.TypeRef(name.line, name.column, name.value, **_ends(name))
+        return n.TypeRef(name.line, name.column, name.value, end_line=name.end_line, end_column=name.end_column)
 
 
 # `lambda` is a Python keyword, so the grammar's rule is dispatched by name here.
