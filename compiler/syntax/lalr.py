@@ -14,6 +14,7 @@ both ways and compares.
 from __future__ import annotations
 
 import operator
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,8 @@ from lark.parsers.lalr_analysis import Shift
 try:  # the same loop in C (compiler/syntax/_lalr.c), built by `pip install` when a C compiler is there
     from kite.syntax import _lalr as _c_loop  # type: ignore[attr-defined]
 except ImportError:
+    _c_loop = None
+if os.environ.get("KITE_PYTHON_LOOP_ONLY"):  # to measure or rule out the C loop (benchmarks/parse_stages.py)
     _c_loop = None
 
 _new_text = str.__new__
