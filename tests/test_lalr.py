@@ -62,6 +62,16 @@ def outcome(text: str, first_line: int = 1):
         return (type(error).__name__, str(error), getattr(error, "line", None), getattr(error, "column", None))
 
 
+@pytest.fixture(autouse=True, params=["c", "python"])
+def driver(request, monkeypatch):
+    """Every comparison runs with each loop: the C one (compiler/syntax/_lalr.c) and the Python one (lalr._run)."""
+    if request.param == "c" and not lalr.c_loop_in_use():
+        pytest.skip("the C loop is not built")
+    if request.param == "python":
+        monkeypatch.setattr(lalr, "_c_loop", None)
+    return request.param
+
+
 def both_ways(text: str, first_line: int = 1):
     answered = []
     real_parse = lalr.parse
@@ -152,3 +162,69 @@ def test_the_front_end_gives_the_same_diagnostics_both_ways():
             assert shape(fast.module) == shape(slow.module), path
             assert fast.diagnostics == slow.diagnostics, path
             assert [(d.end_line, d.end_column, d.fix) for d in fast.diagnostics] == [(d.end_line, d.end_column, d.fix) for d in slow.diagnostics]
+
+
+def test_the_c_loop_is_the_one_in_use_when_built():
+    """`pip install` builds compiler/syntax/_lalr.c where a C compiler is (setup.py, .ci/run): CI must not quietly
+    run the Python loop. KITE_PYTHON_LOOP_ONLY is for a machine without one."""
+    import os
+    import sys
+
+    if os.environ.get("KITE_PYTHON_LOOP_ONLY"):
+        pytest.skip("KITE_PYTHON_LOOP_ONLY set")
+    assert "kite.syntax._lalr" in sys.modules, "compiler/syntax/_lalr.c is not built: `pip install -e .` builds it"
+
+
+def kite_tables():
+    from kite.syntax.parser import KiteTransformer, lark_parser
+
+    return lalr.tables_for(lark_parser(), KiteTransformer)
+
+
+def test_a_broken_table_gives_none_not_a_crash(driver):
+    """A rule's recipe the loop cannot read, a goto that is not there, a lexer row that is not a lexer: None (then
+    Lark answers), from either loop."""
+    from kite.syntax.parser import KiteTransformer
+
+    text = "fn f(x: int) -> int\n    return x + 1\n"
+    assert lalr.parse(kite_tables(), text, "start", KiteTransformer(text)) is not None
+    for breaking in ("rules", "goto", "lexers"):
+        tables = kite_tables()
+        if breaking == "rules":
+            tables.rules[:] = [(1, "nothing", 9, None, 7, None, "x")] * len(tables.rules)
+        elif breaking == "goto":
+            for row in tables.actions.values():
+                for symbol in [symbol for symbol in row if not symbol.isupper()]:
+                    del row[symbol]
+        else:
+            tables.lexers = dict.fromkeys(tables.lexers, None)
+            if tables.lexer_rows is not None:
+                tables.lexer_rows[:] = [None] * len(tables.lexer_rows)
+        assert lalr.parse(tables, text, "start", KiteTransformer(text)) is None, breaking
+
+
+def test_the_loop_does_not_leak(driver):
+    """Memory after 3,000 parses of a file is within a small bound of memory after 300 (tracemalloc, by sizes)."""
+    import tracemalloc
+
+    from kite.syntax.parser import KiteTransformer
+
+    text = (REPO / "samples").rglob("*.kite").__next__().read_text(encoding="utf-8")
+    broken = text + "\n)(\n"
+    tables, transformer = kite_tables(), KiteTransformer(text)
+    assert lalr.parse(tables, text, "start", transformer) is not None
+
+    def parses(count):
+        for _ in range(count):
+            lalr.parse(tables, text, "start", transformer)
+            lalr.parse(tables, broken, "start", transformer)
+
+    tracemalloc.start()
+    try:
+        parses(300)
+        after_few = tracemalloc.get_traced_memory()[0]
+        parses(3000)
+        after_many = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert after_many - after_few < 64 * 1024, (after_few, after_many)

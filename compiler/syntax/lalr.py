@@ -14,12 +14,20 @@ both ways and compares.
 from __future__ import annotations
 
 import operator
+import os
 from collections.abc import Callable
 from typing import Any
 
 from lark import Lark, Token
 from lark.lexer import UnlessCallback
 from lark.parsers.lalr_analysis import Shift
+
+try:  # the same loop in C (compiler/syntax/_lalr.c), built by `pip install` when a C compiler is there
+    from kite.syntax import _lalr as _c_loop  # type: ignore[attr-defined]
+except ImportError:
+    _c_loop = None
+if os.environ.get("KITE_PYTHON_LOOP_ONLY"):  # to measure or rule out the C loop (benchmarks/parse_stages.py)
+    _c_loop = None
 
 _new_text = str.__new__
 
@@ -75,6 +83,12 @@ class Tables:
             raise Unsupported(ignored)
         self.ignored = ignored.pop()
         self.newline_types = frozenset().union(*(lexer.newline_types for lexer in contextual.lexers.values()))
+        # The C loop's view: rows by state number (Lark numbers them 0..n-1), the end states as one set.
+        count = len(self.actions)
+        dense = set(self.actions) == set(range(count)) and set(self.lexers) == set(range(count))
+        self.action_rows = [self.actions[state] for state in range(count)] if dense else None
+        self.lexer_rows = [self.lexers[state] for state in range(count)] if dense else None
+        self.end_state_set = frozenset(self.end_states.values())
         self.indenter = (indenter.NL_type, frozenset(indenter.OPEN_PAREN_types), frozenset(indenter.CLOSE_PAREN_types),
                          indenter.INDENT_type, indenter.DEDENT_type, indenter.tab_len)
 
@@ -157,9 +171,25 @@ def parse(tables: Tables | None, text: str, start: str, transformer, line_offset
     if tables is None:
         return None
     try:
+        if _c_loop is not None and tables.action_rows is not None:
+            return _c_run(tables, text, start, transformer, line_offset, column_offset)
         return _run(tables, text, start, transformer, line_offset, column_offset)
     except Exception:  # any failure is Lark's to report, in its own words
         return None
+
+
+def c_loop_in_use() -> bool:
+    """Whether parse runs the C loop (compiler/syntax/_lalr.c built and importable)."""
+    return _c_loop is not None
+
+
+def _c_run(tables: Tables, text: str, start: str, transformer, line_offset: int, column_offset: int):
+    """_run's answer from the C loop: the same tables, regular expressions, Tokens and callbacks."""
+    assert _c_loop is not None
+    return _c_loop.run(tables.action_rows, tables.rules, tables.lexer_rows, tables.chains, tables.kept_terminals,
+                       tables.newline_types, tables.ignored, tables.indenter, tables.start_states[start],
+                       tables.end_states[start], tables.end_state_set, tables.actions, _after_chain, _laid_out, Token,
+                       text, transformer, line_offset, column_offset)
 
 
 def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, column_offset: int):

@@ -1,0 +1,326 @@
+/* kite.syntax._lalr: kite.syntax.lalr._run's loop in C, over the same Tables, the same Lark regular expressions and
+   the same transformer callbacks. Any exception, and anything _run would answer None for, gives None: Lark answers. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *s_type, *s_value, *s_start_pos, *s_end_pos, *s_line, *s_end_line, *s_column, *s_end_column;
+static PyObject *s_lastgroup, *s_end, *s_group, *s_default, *s_newline, *s_end_symbol;
+
+typedef struct { long *items; Py_ssize_t size, capacity; } Stack;
+
+static int push(Stack *stack, long item) {
+    if (stack->size == stack->capacity) {
+        Py_ssize_t capacity = stack->capacity ? stack->capacity * 2 : 64;
+        long *items = PyMem_Realloc(stack->items, capacity * sizeof(long));
+        if (!items) { PyErr_NoMemory(); return -1; }
+        stack->items = items;
+        stack->capacity = capacity;
+    }
+    stack->items[stack->size++] = item;
+    return 0;
+}
+
+static int set_long(PyObject *token, PyObject *name, long number) {
+    PyObject *value = PyLong_FromLong(number);
+    if (!value) return -1;
+    int failed = PyObject_SetAttr(token, name, value);
+    Py_DECREF(value);
+    return failed;
+}
+
+/* run(action_rows, rules, lexer_rows, chains, kept, newline_types, ignored, indenter, start_state, end_state,
+       end_states, actions, after_chain, laid_out, token_class, text, transformer, line_offset, column_offset) */
+static PyObject *run(PyObject *module, PyObject *args) {
+    PyObject *action_rows, *rules, *lexer_rows, *chains, *kept, *newline_types, *ignored, *indenter, *end_states;
+    PyObject *actions, *after_chain, *laid_out, *token_class, *text, *transformer;
+    long state, end_state, line_offset, column_offset;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!llOOOOOUOll", &PyList_Type, &action_rows, &PyList_Type, &rules,
+                          &PyList_Type, &lexer_rows, &PyDict_Type, &chains, &kept, &newline_types, &ignored,
+                          &PyTuple_Type, &indenter, &state, &end_state, &end_states, &actions, &after_chain,
+                          &laid_out, &token_class, &text, &transformer, &line_offset, &column_offset))
+        return NULL;
+    if (PyTuple_GET_SIZE(indenter) != 6) Py_RETURN_NONE;
+    PyObject *nl_type = PyTuple_GET_ITEM(indenter, 0), *opening = PyTuple_GET_ITEM(indenter, 1);
+    PyObject *closing = PyTuple_GET_ITEM(indenter, 2), *indent_type = PyTuple_GET_ITEM(indenter, 3);
+    PyObject *dedent_type = PyTuple_GET_ITEM(indenter, 4);
+    long tab_len = PyLong_AsLong(PyTuple_GET_ITEM(indenter, 5));
+    if (tab_len == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
+    PyObject *end_symbol = s_end_symbol;
+
+    Stack states = {0}, levels = {0};
+    PyObject **feed = NULL;
+    Py_ssize_t feed_capacity = 0;
+    PyObject *values = PyList_New(0), *result = NULL, *token = NULL, *held = NULL;  /* held: the feed's symbol */
+    if (!values || push(&states, state) < 0 || push(&levels, 0) < 0) goto fail;
+    Py_ssize_t action_count = PyList_GET_SIZE(action_rows), rule_count = PyList_GET_SIZE(rules);
+    long depth = 0, line = 1, line_start = 0, pos = 0, length = (long)PyUnicode_GET_LENGTH(text);
+
+    for (;;) {
+        Py_ssize_t feed_size = 0;
+        int at_end = 0;
+        if (pos < length) {
+            if (state < 0 || state >= PyList_GET_SIZE(lexer_rows)) goto none;
+            PyObject *lexer = PyList_GET_ITEM(lexer_rows, state);
+            if (!PyTuple_Check(lexer) || PyTuple_GET_SIZE(lexer) != 2) goto none;
+            PyObject *match_at = PyTuple_GET_ITEM(lexer, 0), *keywords = PyTuple_GET_ITEM(lexer, 1);
+            PyObject *pos_object = PyLong_FromLong(pos);
+            if (!pos_object) goto fail;
+            PyObject *match = PyObject_CallFunctionObjArgs(match_at, text, pos_object, NULL);
+            Py_DECREF(pos_object);
+            if (!match) goto fail;
+            if (match == Py_None) { Py_DECREF(match); goto none; }
+            PyObject *type_ = PyObject_GetAttr(match, s_lastgroup);
+            PyObject *end_object = type_ ? PyObject_CallMethodNoArgs(match, s_end) : NULL;
+            long end = end_object ? PyLong_AsLong(end_object) : -1;
+            Py_XDECREF(end_object);
+            if (!type_ || (end == -1 && PyErr_Occurred())) { Py_XDECREF(type_); Py_DECREF(match); goto fail; }
+            int is_ignored = PySequence_Contains(ignored, type_), is_newline = PySequence_Contains(newline_types, type_);
+            if (is_ignored < 0 || is_newline < 0) { Py_DECREF(type_); Py_DECREF(match); goto fail; }
+            if (is_ignored && !is_newline) { Py_DECREF(type_); Py_DECREF(match); pos = end; continue; }
+            PyObject *value = PyObject_CallMethodNoArgs(match, s_group);
+            Py_DECREF(match);
+            if (!value) { Py_DECREF(type_); goto fail; }
+            if (!PyUnicode_Check(value)) { Py_DECREF(type_); Py_DECREF(value); goto none; }
+            long start_line = line, start_column = pos - line_start + 1;
+            Py_ssize_t value_length = PyUnicode_GET_LENGTH(value);
+            if (is_newline) {
+                Py_ssize_t breaks = PyUnicode_Count(value, s_newline, 0, value_length);
+                if (breaks < 0) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+                if (breaks) {
+                    line += (long)breaks;
+                    line_start = pos + (long)PyUnicode_FindChar(value, '\n', 0, value_length, -1) + 1;
+                }
+            }
+            long token_start = pos;
+            pos = end;
+            if (is_ignored) { Py_DECREF(type_); Py_DECREF(value); continue; }
+            PyObject *known_pair = PyDict_GetItemWithError(keywords, type_);
+            if (!known_pair && PyErr_Occurred()) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+            if (known_pair) {
+                if (!PyTuple_Check(known_pair) || PyTuple_GET_SIZE(known_pair) != 2
+                    || !PyDict_Check(PyTuple_GET_ITEM(known_pair, 1))) { Py_DECREF(type_); Py_DECREF(value); goto none; }
+                PyObject *known = PyTuple_GET_ITEM(known_pair, 1);
+                PyObject *retyped = PyDict_GetItemWithError(known, value);
+                if (retyped) Py_INCREF(retyped);
+                else if (PyErr_Occurred()) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+                else {
+                    retyped = PyObject_CallOneArg(PyTuple_GET_ITEM(known_pair, 0), value);
+                    if (!retyped) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+                    int truth = PyObject_IsTrue(retyped);
+                    if (truth < 0) { Py_DECREF(retyped); Py_DECREF(type_); Py_DECREF(value); goto fail; }
+                    if (!truth) { Py_DECREF(retyped); retyped = Py_NewRef(type_); }
+                    if (PyDict_SetItem(known, value, retyped) < 0) {
+                        Py_DECREF(retyped); Py_DECREF(type_); Py_DECREF(value); goto fail;
+                    }
+                }
+                Py_SETREF(type_, retyped);
+            }
+            Py_CLEAR(token);
+            int is_kept = PySequence_Contains(kept, type_);
+            if (is_kept < 0) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+            if (is_kept) {
+                PyObject *text_args = PyTuple_Pack(1, value);
+                token = text_args ? PyUnicode_Type.tp_new((PyTypeObject *)token_class, text_args, NULL) : NULL;
+                Py_XDECREF(text_args);
+                if (!token || PyObject_SetAttr(token, s_type, type_) < 0 || PyObject_SetAttr(token, s_value, value) < 0
+                    || set_long(token, s_start_pos, token_start) < 0 || set_long(token, s_end_pos, end) < 0
+                    || set_long(token, s_line, start_line + line_offset) < 0
+                    || set_long(token, s_end_line, line + line_offset) < 0
+                    || set_long(token, s_column, start_line == 1 ? start_column + column_offset : start_column) < 0
+                    || set_long(token, s_end_column, end - line_start + 1 + (line == 1 ? column_offset : 0)) < 0) {
+                    Py_DECREF(type_); Py_DECREF(value); goto fail;
+                }
+            }
+            if (feed_capacity < levels.size + 2) {
+                PyObject **grown = PyMem_Realloc(feed, (levels.size + 2) * 2 * sizeof(PyObject *));
+                if (!grown) { PyErr_NoMemory(); Py_DECREF(type_); Py_DECREF(value); goto fail; }
+                feed = grown;
+                feed_capacity = (levels.size + 2) * 2;
+            }
+            int is_nl = PyObject_RichCompareBool(type_, nl_type, Py_EQ);
+            if (is_nl < 0) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
+            if (is_nl) {
+                if (depth) { Py_DECREF(type_); Py_DECREF(value); continue; }
+                Py_ssize_t last_break = PyUnicode_FindChar(value, '\n', 0, value_length, -1);
+                Py_DECREF(type_);
+                if (last_break < 0) { Py_DECREF(value); goto none; }  /* rsplit("\n", 1)[1] raises */
+                long indent = 0;
+                int kind = PyUnicode_KIND(value);
+                const void *data = PyUnicode_DATA(value);
+                for (Py_ssize_t i = last_break + 1; i < value_length; i++) {
+                    Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                    if (c == ' ') indent += 1;
+                    else if (c == '\t') indent += tab_len;
+                }
+                Py_DECREF(value);
+                feed[feed_size++] = nl_type;
+                if (indent > levels.items[levels.size - 1]) {
+                    if (push(&levels, indent) < 0) goto fail;
+                    feed[feed_size++] = indent_type;
+                } else {
+                    while (indent < levels.items[levels.size - 1]) {
+                        levels.size--;
+                        feed[feed_size++] = dedent_type;
+                        if (levels.size == 0) goto none;  /* levels[-1] of an empty list raises */
+                    }
+                    if (indent != levels.items[levels.size - 1]) goto none;
+                }
+            } else {
+                Py_DECREF(value);
+                int is_open = PySequence_Contains(opening, type_), is_close = is_open ? 0 : PySequence_Contains(closing, type_);
+                if (is_open < 0 || is_close < 0) { Py_DECREF(type_); goto fail; }
+                if (is_open) depth++;
+                else if (is_close && --depth < 0) { Py_DECREF(type_); goto none; }
+                feed[feed_size++] = type_;
+                Py_XSETREF(held, type_);
+            }
+        } else {
+            if (feed_capacity < levels.size + 1) {
+                PyObject **grown = PyMem_Realloc(feed, (levels.size + 1) * sizeof(PyObject *));
+                if (!grown) { PyErr_NoMemory(); goto fail; }
+                feed = grown;
+                feed_capacity = levels.size + 1;
+            }
+            for (Py_ssize_t i = 1; i < levels.size; i++) feed[feed_size++] = dedent_type;
+            feed[feed_size++] = end_symbol;
+            levels.size = 1;
+            Py_CLEAR(token);
+            at_end = 1;
+        }
+        for (Py_ssize_t f = 0; f < feed_size; f++) {
+            PyObject *symbol = feed[f];
+            int is_end = at_end && f == feed_size - 1;
+            for (;;) {
+                if (state < 0 || state >= action_count) goto none;
+                PyObject *row = PyList_GET_ITEM(action_rows, state);
+                if (!PyDict_Check(row)) goto none;
+                PyObject *action_object = PyDict_GetItemWithError(row, symbol);
+                if (!action_object) { if (PyErr_Occurred()) goto fail; goto none; }
+                long action = PyLong_AsLong(action_object);
+                if (action == -1 && PyErr_Occurred()) goto fail;
+                if (action >= 0) {
+                    state = action;
+                    if (push(&states, state) < 0) goto fail;
+                    if (PyList_Append(values, token ? token : Py_None) < 0) goto fail;
+                    break;
+                }
+                if (~action >= rule_count) goto none;
+                PyObject *rule = PyList_GET_ITEM(rules, ~action);
+                if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 4) goto none;
+                long size = PyLong_AsLong(PyTuple_GET_ITEM(rule, 0)), take = PyLong_AsLong(PyTuple_GET_ITEM(rule, 2));
+                if (PyErr_Occurred()) goto fail;
+                Py_ssize_t count = PyList_GET_SIZE(values);
+                if (size < 0 || size > count || size >= states.size) goto none;
+                PyObject *value;
+                if (take == 0) {  /* PASS_ONE */
+                    if (size == 1) {
+                        PyObject *chain = Py_BuildValue("(llO)", states.items[states.size - 2], state, symbol);
+                        if (!chain) goto fail;
+                        PyObject *known = PyDict_GetItemWithError(chains, chain);
+                        long next;
+                        if (known) next = PyLong_AsLong(known);
+                        else if (PyErr_Occurred()) { Py_DECREF(chain); goto fail; }
+                        else {
+                            PyObject *found = PyObject_CallFunctionObjArgs(after_chain, actions, rules, chain, end_states, NULL);
+                            if (!found || PyDict_SetItem(chains, chain, found) < 0) { Py_XDECREF(found); Py_DECREF(chain); goto fail; }
+                            next = PyLong_AsLong(found);
+                            Py_DECREF(found);
+                        }
+                        Py_DECREF(chain);
+                        if (next == -1 && PyErr_Occurred()) goto fail;
+                        if (next < 0) goto none;
+                        state = next;
+                        states.items[states.size - 1] = state;
+                        if (is_end && state == end_state) { result = Py_NewRef(PyList_GET_ITEM(values, count - 1)); goto done; }
+                        continue;
+                    }
+                    long index = PyLong_AsLong(PyTuple_GET_ITEM(rule, 3));
+                    if (index == -1 && PyErr_Occurred()) goto fail;
+                    if (index >= 0 || -index > count) goto none;
+                    value = Py_NewRef(PyList_GET_ITEM(values, count + index));
+                } else {
+                    if (PyTuple_GET_SIZE(rule) < 7) goto none;
+                    PyObject *taken = PyTuple_GET_ITEM(rule, 3), *children;
+                    if (take == 1) children = PyList_GetSlice(values, count - size, count);
+                    else if (take == 2) {
+                        long index = PyLong_AsLong(taken);
+                        if (index == -1 && PyErr_Occurred()) goto fail;
+                        if (index >= 0 || -index > count) goto none;
+                        children = PyList_New(1);
+                        if (children) PyList_SET_ITEM(children, 0, Py_NewRef(PyList_GET_ITEM(values, count + index)));
+                    } else if (take == 3) {
+                        PyObject *picked = PyObject_CallOneArg(taken, values);
+                        children = picked ? PySequence_List(picked) : NULL;
+                        Py_XDECREF(picked);
+                    } else {
+                        if (!PyTuple_Check(taken) || PyTuple_GET_SIZE(taken) != 2) goto none;
+                        PyObject *popped = PyList_GetSlice(values, count - size, count);
+                        children = popped ? PyObject_CallFunctionObjArgs(laid_out, popped, PyTuple_GET_ITEM(taken, 0),
+                                                                         PyTuple_GET_ITEM(taken, 1), NULL) : NULL;
+                        Py_XDECREF(popped);
+                    }
+                    if (!children) goto fail;
+                    if (!PyList_Check(children)) { Py_DECREF(children); goto none; }
+                    long make = PyLong_AsLong(PyTuple_GET_ITEM(rule, 4));
+                    if (make == -1 && PyErr_Occurred()) { Py_DECREF(children); goto fail; }
+                    PyObject *callback = PyTuple_GET_ITEM(rule, 5);
+                    if (make == 0) value = PyObject_CallFunctionObjArgs(callback, transformer, children, NULL);
+                    else if (make == 1) value = Py_NewRef(children);
+                    else if (PyList_GET_SIZE(children) == 1) value = Py_NewRef(PyList_GET_ITEM(children, 0));
+                    else if (callback == Py_None) {
+                        PyObject *method = PyObject_GetAttr(transformer, s_default);
+                        value = method ? PyObject_CallFunctionObjArgs(method, PyTuple_GET_ITEM(rule, 6), children, Py_None, NULL) : NULL;
+                        Py_XDECREF(method);
+                    } else value = PyObject_CallFunctionObjArgs(callback, transformer, children, NULL);
+                    Py_DECREF(children);
+                    if (!value) goto fail;
+                }
+                count = PyList_GET_SIZE(values);  /* a callback may not touch it, but read it again */
+                if (size > count || size >= states.size) { Py_DECREF(value); goto none; }
+                if (size) {
+                    states.size -= size;
+                    if (PyList_SetSlice(values, count - size, count, NULL) < 0) { Py_DECREF(value); goto fail; }
+                }
+                long under = states.items[states.size - 1];
+                if (under < 0 || under >= action_count || !PyDict_Check(PyList_GET_ITEM(action_rows, under))) { Py_DECREF(value); goto none; }
+                PyObject *go = PyDict_GetItemWithError(PyList_GET_ITEM(action_rows, under), PyTuple_GET_ITEM(rule, 1));
+                long next = go ? PyLong_AsLong(go) : -1;
+                if (!go || next < 0) { Py_DECREF(value); if (PyErr_Occurred()) goto fail; goto none; }
+                state = next;
+                if (push(&states, state) < 0 || PyList_Append(values, value) < 0) { Py_DECREF(value); goto fail; }
+                if (is_end && state == end_state) { result = value; goto done; }
+                Py_DECREF(value);
+            }
+        }
+        if (at_end) goto none;
+    }
+fail:
+    PyErr_Clear();
+none:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(token);
+    Py_XDECREF(held);
+    Py_XDECREF(values);
+    PyMem_Free(states.items);
+    PyMem_Free(levels.items);
+    PyMem_Free(feed);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"run", run, METH_VARARGS, "kite.syntax.lalr._run's loop: the transformer's result, or None (then Lark answers)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_lalr", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__lalr(void) {
+    const char *names[] = {"type", "value", "start_pos", "end_pos", "line", "end_line", "column", "end_column",
+                           "lastgroup", "end", "group", "__default__", "\n", "$END"};
+    PyObject **slots[] = {&s_type, &s_value, &s_start_pos, &s_end_pos, &s_line, &s_end_line, &s_column, &s_end_column,
+                          &s_lastgroup, &s_end, &s_group, &s_default, &s_newline, &s_end_symbol};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!(*slots[i] = PyUnicode_InternFromString(names[i]))) return NULL;
+    return PyModule_Create(&module_definition);
+}
