@@ -41,7 +41,13 @@ no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
 def version_lines() -> list[str]:
     from kite.dotnet.runtime import boot
 
-    lines = [f"kite {__version__}", f"Python {platform.python_version()} ({sys.executable})"]
+    import lark
+
+    from kite.syntax.lalr import c_loop_in_use
+
+    loop = "C (kite.syntax._lalr)" if c_loop_in_use() else "Python (no C compiler at install)"
+    lines = [f"kite {__version__}", f"Python {platform.python_version()} ({sys.executable})",
+             f"Parser: Lark {lark.__version__}, its LALR loop in {loop}"]
     runtime = boot()
     versions = runtime.packages.versions
     lines += [

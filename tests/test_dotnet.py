@@ -198,6 +198,7 @@ def test_kite_version_names_roslyn_and_the_analyzers():
     assert "Roslyn (Microsoft.CodeAnalysis.CSharp) 5.12.0" in result.output
     assert "Analyzers (Microsoft.CodeAnalysis.NetAnalyzers) 11.0.100" in result.output
     assert ".NET runtime 10." in result.output
+    assert "Parser: Lark 1.3.1, its LALR loop in C (kite.syntax._lalr)" in result.output  # .ci/run builds it
     assert "ReadyToRun images of Roslyn and the analyzers: made by Microsoft.NETCore.App.Crossgen2." in result.output
 
 

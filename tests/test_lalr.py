@@ -228,3 +228,22 @@ def test_the_loop_does_not_leak(driver):
     finally:
         tracemalloc.stop()
     assert after_many - after_few < 64 * 1024, (after_few, after_many)
+
+
+def test_an_interrupt_in_a_callback_goes_on_up_from_either_loop(driver):
+    """Ctrl-C (or an exit) during a parse is the user's, not a parse failure for Lark to report: it is raised, as
+    every other exception gives None."""
+    from kite.syntax.parser import KiteTransformer, lark_parser
+
+    class Interrupted(KiteTransformer):
+        def return_stmt(self, children):
+            raise KeyboardInterrupt
+
+    class Failing(KiteTransformer):
+        def return_stmt(self, children):
+            raise ValueError("a callback's own error")
+
+    text = "fn f(x: int) -> int\n    return x + 1\n"
+    assert lalr.parse(lalr.tables_for(lark_parser(), Failing), text, "start", Failing(text)) is None
+    with pytest.raises(KeyboardInterrupt):
+        lalr.parse(lalr.tables_for(lark_parser(), Interrupted), text, "start", Interrupted(text))

@@ -295,6 +295,8 @@ static PyObject *run(PyObject *module, PyObject *args) {
         if (at_end) goto none;
     }
 fail:
+    /* An Exception is Lark's to report in its own words; Ctrl-C or an exit (BaseException) goes on up, as from _run */
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) { result = NULL; goto done; }
     PyErr_Clear();
 none:
     result = Py_NewRef(Py_None);
