@@ -39,10 +39,9 @@ no_server_option = click.option("--no-server", is_flag=True, expose_value=False,
 
 
 def version_lines() -> list[str]:
-    from kite.dotnet.runtime import boot
-
     import lark
 
+    from kite.dotnet.runtime import boot
     from kite.syntax.lalr import c_loop_in_use
 
     loop = "C (kite.syntax._lalr)" if c_loop_in_use() else "Python (no C compiler at install)"
