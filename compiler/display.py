@@ -11,8 +11,9 @@ import re
 
 # Controls (C0, DEL, C1), the characters that end a line or reorder text, lone surrogates and non-characters.
 _UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
-# What XML 1.0 cannot hold at all (line ends and tabs it can).
-_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# What XML 1.0 cannot hold at all (line ends and tabs it can): the complement of its Char production, spelled as the
+# few ranges it leaves out (the negated class of everything it allows took 5.6 ms to compile in every kite process).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 

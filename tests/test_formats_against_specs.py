@@ -103,3 +103,16 @@ def test_github_properties_are_escaped_as_github_decodes_them(name):
 
     expected = "".join(visible(part) if part not in "\r\n" else part for part in re.split("([\r\n])", name))
     assert github_decode(fields["file"]) == expected and set(fields) >= {"file", "line", "title"}
+
+
+def test_xml_text_spells_out_exactly_what_xml_1_0_cannot_hold():
+    """Every code point against XML 1.0's Char production (#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
+    [#x10000-#x10FFFF]): what it allows passes unchanged, everything else is spelled out."""
+    from kite.display import xml_text
+
+    def allowed(code: int) -> bool:
+        return code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+    for code in range(0x110000):
+        character = chr(code)
+        assert (xml_text(character) == character) == allowed(code), hex(code)
