@@ -133,14 +133,7 @@ class _Reader:
         self.symbols: list[Symbol] = []
         self.names: list[Name] = []
         # Per line (1-based), how far the file's columns are from the parsed text's: None where recovery rewrote it.
-        self.shift: list[int | None] = [None]
-        source_lines = self.spans.source_lines
-        for line, parsed in enumerate(parsed_lines, 1):
-            if line <= len(source_lines) and parsed == source_lines[line - 1]:
-                self.shift.append(0)  # the line as written (most are): no need to ask where it is
-                continue
-            where = self.spans.in_file(line, 1)
-            self.shift.append(where[1] - 1 if where is not None else None)
+        self.shift: list[int | None] = [None, *map(self.spans.shift, range(1, len(parsed_lines) + 1))]
 
     def at(self, line: int, column: int, end_line: int, end_column: int) -> Range | None:
         shift = self.shift

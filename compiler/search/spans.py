@@ -25,16 +25,16 @@ class Spans:
     def __init__(self, source_text: str, parsed_lines: tuple[str, ...]):
         self.source_lines = source_text.split("\n")
         self._parsed_lines = parsed_lines
-        self._shifts: dict[int, int | None] = {}  # _shift's answers: a search asks about the same lines again and again
+        self._shifts: dict[int, int | None] = {}  # shift's answers: a search asks about the same lines again and again
 
     # ---- the file's coordinates
 
     def in_file(self, line: int, column: int) -> tuple[int, int] | None:
         """A parsed-text position in the file, or None where the parser read another line than the file holds."""
-        shift = self._shift(line)
+        shift = self.shift(line)
         return None if shift is None else (line, column + shift)
 
-    def _shift(self, line: int) -> int | None:
+    def shift(self, line: int) -> int | None:
         """How many columns right of the parsed line the file's line `line` is (their indentation differs), or None
         where the parser read another line than the file holds."""
         if line in self._shifts:
@@ -42,7 +42,9 @@ class Spans:
         shift = None
         if 0 < line <= len(self._parsed_lines) and line <= len(self.source_lines):
             parsed, written = self._parsed_lines[line - 1], self.source_lines[line - 1]
-            if parsed.strip() == written.strip():
+            if parsed == written:
+                shift = 0  # the line as written (most are)
+            elif parsed.strip() == written.strip():
                 shift = (len(written) - len(written.lstrip())) - (len(parsed) - len(parsed.lstrip()))
         self._shifts[line] = shift
         return shift
@@ -56,7 +58,7 @@ class Spans:
         if not isinstance(node, tuple):
             start, end = self._balanced(start, end)
         file_start, file_end = self.in_file(*start), self.in_file(*end)
-        if file_start is None or file_end is None or any(self._shift(line) is None for line in range(file_start[0], file_end[0] + 1)):
+        if file_start is None or file_end is None or any(self.shift(line) is None for line in range(file_start[0], file_end[0] + 1)):
             return None
         return (*file_start, *file_end)
 
