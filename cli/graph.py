@@ -10,14 +10,16 @@ from kite.display import visible
 from kite.errors import UnusableInput
 
 
-def run_graph(paths: list[str], output_format: str, queries: dict[str, str | None], cache_dir: str | None) -> int:
+def run_graph(paths: list[str], output_format: str, queries: dict[str, str | None], cache_dir: str | None,
+              jobs: int | None = None) -> int:
     from kite.graph.build import build, query
+    from kite.spawn import default_jobs
 
     asked = [(kind, name) for kind, name in queries.items() if name is not None]
     if len(asked) > 1:
         raise UnusableInput("ask one of --callers, --callees, --impact at a time")
     try:
-        graph = build(paths, cache_dir)
+        graph = build(paths, cache_dir, jobs or default_jobs())
     except OSError as error:
         raise UnusableInput(f"--cache {cache_dir}: cannot use it as a folder ({error.strerror})") from None
     for skipped in graph.skipped:

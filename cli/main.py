@@ -384,8 +384,9 @@ context_option = click.option(
 @click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
 @click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
               help="Folder of each file's index kept across runs (kite find's may be the same), keyed by its path, text and the toolchain.")
+@click.option("--jobs", type=click.IntRange(min=1, max=64), help="Worker processes indexing files at once  [default: the CPU count].")
 @guarded
-def graph(paths, output_format, callers, callees, impact, cache_dir):
+def graph(paths, output_format, callers, callees, impact, cache_dir, jobs):
     """The code graph of Kite files or folders (*.kite, recursively), from the syntax alone: symbols (functions,
     types, fields, enums, members, constants, tests) and edges (calls, uses, constructs, tests).
 
@@ -395,7 +396,7 @@ def graph(paths, output_format, callers, callees, impact, cache_dir):
     from kite.cli.graph import run_graph
 
     collect_rarely()
-    sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir))
+    sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir, jobs))
 
 
 @main.command(epilog=examples("kite find 'print($X)' src/", "kite find --format json 'xs.Where($F).ToList()' ."))

@@ -44,7 +44,7 @@ def test_a_cached_index_is_the_fresh_one_for_every_kite_file_of_the_repository(t
     for source in sources:
         fresh = without_nodes(graph_build.index_source(source))
         assert without_nodes(filled.workspace.files[source.path]) == fresh
-        assert cache.indexed(source, pytest.fail) == fresh, source.path  # read back: no parse, no index
+        assert cache.lookup(source) == fresh, source.path  # read back: no parse, no index
         assert warm.workspace.references_in(source.path) == cold.workspace.references_in(source.path), source.path
     assert warm.workspace.edges() == cold.workspace.edges() and len(cold.workspace.edges()) > 100
 
@@ -54,7 +54,8 @@ def test_a_cached_files_names_locals_and_references_are_made_when_read_and_are_t
     source = read(str(tmp_path / "a.kite"))
     folder = str(tmp_path / "cache")
     graph_build.build([source.path], folder)
-    fresh, cached = graph_build.index_source(source), IndexCache(folder).indexed(source, pytest.fail)
+    fresh, cached = graph_build.index_source(source), IndexCache(folder).lookup(source)
+    assert cached is not None
     assert cached.locals._made is None and cached.names._made is None  # a graph leaves them as read
     assert len(cached.locals) == len(fresh.locals) == 3
     assert [x.name for x in cached.locals] == ["x", "y", "x"] and cached.locals[1:] == fresh.locals[1:]
@@ -176,3 +177,16 @@ def test_a_warm_graph_and_its_queries_print_what_a_cold_one_does(tmp_path, query
         cached = run_kite(["graph", *query, "--cache", str(tmp_path / "cache"), "."], cwd=project)
         assert (cached.exit_code, cached.stdout, cached.stderr) == (cold.exit_code, cold.stdout, cold.stderr)
     assert cold.stdout.strip()
+
+
+def test_a_graph_indexed_by_worker_processes_is_the_graph_indexed_in_process(tmp_path):
+    sources = [s for s in map(readable, KITE_FILES) if s is not None]
+    paths = [s.path for s in sources]
+    assert len(paths) > 2 * graph_build.FILES_PER_BATCH  # enough files for the workers to take them
+    alone, shared = graph_build.build(paths), graph_build.build(paths, jobs=2)
+    assert all(s.node is None for s in shared.workspace.symbols)  # indexed by the workers: no AST node came back
+    assert [s.to_json() for s in shared.workspace.symbols] == [s.to_json() for s in alone.workspace.symbols]
+    assert shared.workspace.edges() == alone.workspace.edges() and (shared.problems, shared.skipped) == (alone.problems, alone.skipped)
+    cache = str(tmp_path / "cache")
+    filled = graph_build.build(paths, cache, jobs=2)  # the workers' indexes kept as the process's are
+    assert filled.workspace.edges() == graph_build.build(paths, cache).workspace.edges() == alone.workspace.edges()

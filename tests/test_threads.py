@@ -61,3 +61,16 @@ def test_a_session_judges_answers_on_two_threads_as_it_does_one_by_one():
             at_once = list(threads.map(lambda unit: verdict(session, unit), units))
     assert at_once == one_by_one
     assert [statuses[0][1] for statuses in one_by_one] == ["pass", "fail", "fail", "pass"]
+
+
+def test_workers_are_forked_only_from_a_process_of_one_thread():
+    # A fork copies every lock as it is: with a second thread running (a .NET runtime's count too), workers are spawned.
+    import subprocess
+    import sys
+
+    probe = ("import threading, time; from kite.spawn import process_executor; {start}"
+             "print(process_executor(1, forked=True)._mp_context.get_start_method(), process_executor(1)._mp_context.get_start_method())")
+    alone = subprocess.run([sys.executable, "-c", probe.format(start="")], capture_output=True, text=True, check=True)
+    threaded = subprocess.run([sys.executable, "-c", probe.format(start="threading.Thread(target=time.sleep, args=(5,), daemon=True).start(); ")],
+                              capture_output=True, text=True, check=True)
+    assert (alone.stdout.split(), threaded.stdout.split()) == (["fork", "spawn"], ["spawn", "spawn"])

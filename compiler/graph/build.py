@@ -7,18 +7,23 @@ parsed and says which lines it left out.
 
 from __future__ import annotations
 
-import functools
+import concurrent.futures
+import contextlib
 from dataclasses import dataclass
 
 from kite.errors import UnusableInput
-from kite.graph.cache import IndexCache
+from kite.graph.cache import IndexCache, from_lines, to_lines
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
 from kite.pipeline import UnitSource, kite_files
 from kite.search.cache import parse
 from kite.source import SourceFile, read
+from kite.spawn import process_executor
 from kite.standard_library import FUNCTIONS
 
 QUERIES = ("callers", "callees", "impact")
+# Files a worker indexes per request, as kite find's batches: the round trip cheap, the workers finishing together.
+FILES_PER_BATCH = 50
+FILES_PER_ROUND = 2_000
 
 
 @dataclass(frozen=True)
@@ -33,21 +38,55 @@ def index_source(source: SourceFile) -> FileIndex:
     return read_file(source.path, source.text, parsed.module, parsed.parsed_lines, parsed.skipped)
 
 
-def build(paths: list[str], cache: str | None = None) -> Graph:
+def build(paths: list[str], cache: str | None = None, jobs: int = 1) -> Graph:
     """`cache`: a folder keeping each file's index and its module's references (kite.graph.cache), so an unchanged
-    file is neither parsed nor indexed, and an unchanged module not resolved."""
+    file is neither parsed nor indexed, and an unchanged module not resolved. `jobs` > 1: the files to index are
+    indexed by that many forked worker processes (kite.spawn), which hand back each index as the cache's entry lines,
+    a file at a time in order: the graph is the same whatever the number of workers."""
     known = IndexCache(cache) if cache else None
-    index_file = functools.partial(known.indexed, index=index_source) if known is not None else index_source
-    files, problems = [], []
     unusable_paths: list[UnitSource] = []  # a folder without .kite files is one problem, and the other paths are still indexed
-    for path in dict.fromkeys(str(p) for p in kite_files(paths, unusable_paths)):
-        try:
-            files.append(index_file(read(path)))
-        except UnusableInput as error:
-            problems.append(str(error))
+    listed = list(dict.fromkeys(str(p) for p in kite_files(paths, unusable_paths)))
+    indexed: dict[str, FileIndex] = {}
+    problems = []
+    with contextlib.ExitStack() as workers:
+        executor = None
+        for start in range(0, len(listed), FILES_PER_ROUND):  # a round's texts in memory at a time, not every file's
+            sources = []
+            for path in listed[start:start + FILES_PER_ROUND]:
+                try:
+                    source = read(path)
+                except UnusableInput as error:
+                    problems.append(str(error))
+                    continue
+                found = known.lookup(source) if known is not None else None
+                if found is None:
+                    sources.append(source)
+                else:
+                    indexed[path] = found
+            if jobs > 1 and len(sources) > FILES_PER_BATCH and executor is None:
+                executor = workers.enter_context(process_executor(jobs, forked=True))
+            for source, file in zip(sources, _index_all(sources, executor)):
+                indexed[source.path] = file
+                if known is not None:
+                    known.add(source, file)
+    files = [indexed[path] for path in listed if path in indexed]
     problems.extend(unit.problem for unit in unusable_paths)
     skipped = tuple(f"{file.path}: {why}" for file in files for why in file.skipped)
     return Graph(Workspace(files, known), tuple(problems), skipped)
+
+
+def _index_all(sources: list[SourceFile], executor: concurrent.futures.Executor | None) -> list[FileIndex]:
+    if executor is None or len(sources) <= FILES_PER_BATCH:
+        return [index_source(source) for source in sources]
+    batches = [sources[start:start + FILES_PER_BATCH] for start in range(0, len(sources), FILES_PER_BATCH)]
+    return [from_lines(source.path, "", lines)
+            for batch, made in zip(batches, executor.map(_entry_lines, batches)) for source, lines in zip(batch, made)]
+
+
+def _entry_lines(sources: list[SourceFile]) -> list[list[bytes]]:
+    """In a worker: each file's index as a cache entry's lines (kite.graph.cache), which pickle far faster than the
+    index with its AST nodes; its symbols come back without their nodes, as a cached index's do."""
+    return [to_lines("", index_source(source)) for source in sources]
 
 
 def std_symbol(target: str) -> Symbol | None:

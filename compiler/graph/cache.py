@@ -124,18 +124,16 @@ class _Entry:
 
 
 class IndexCache(OwnFolder):
-    """Each file's index (`indexed`) and its module's references (`references`, `keep`: kite.graph.index's
+    """Each file's index (`lookup`, `add`) and its module's references (`references`, `keep`: kite.graph.index's
     KnownReferences). A new entry is written once its module is resolved, in `keep`."""
 
     def __init__(self, folder: str):
         super().__init__(folder)
         self._entries: dict[str, _Entry] = {}  # by the file's path, for this graph's files
 
-    def indexed(self, source: SourceFile, index: Callable[[SourceFile], FileIndex]) -> FileIndex:
-        """The file's cached index, else `index(source)`, kept (with its references) when its module is resolved."""
-        named = f"{source.path}\0{source.text}".encode()
-        key = hashlib.sha256(toolchain_fingerprint(INDEX_FILES) + named).hexdigest()
-        where = self.folder / f"{key}.index.json"
+    def lookup(self, source: SourceFile) -> FileIndex | None:
+        """The file's cached index; None when none is kept for this text (then `add` its index)."""
+        key, where = self._entry_of(source)
         payload = self.read(where)
         if payload is not None:
             lines = payload.split(b"\n")
@@ -146,9 +144,17 @@ class IndexCache(OwnFolder):
                     return file
             except (ValueError, TypeError, IndexError, KeyError):  # a payload of another shape: only ignored
                 pass
-        file = index(source)
+        return None
+
+    def add(self, source: SourceFile, file: FileIndex) -> None:
+        """The file's fresh index, kept (with its references) when its module is resolved (`keep`)."""
+        key, where = self._entry_of(source)
         self._entries[source.path] = _Entry(where, key, [*to_lines(key, file), b"null", b"null"])
-        return file
+
+    def _entry_of(self, source: SourceFile) -> tuple[str, Path]:
+        named = f"{source.path}\0{source.text}".encode()
+        key = hashlib.sha256(toolchain_fingerprint(INDEX_FILES) + named).hexdigest()
+        return key, self.folder / f"{key}.index.json"
 
     def _module_key(self, entries: list[_Entry]) -> str:
         return hashlib.sha256("\0".join(entry.key for entry in entries).encode()).hexdigest()

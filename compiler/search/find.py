@@ -15,7 +15,6 @@ come back in file order, so the output is the same whatever the number of worker
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import dataclass
 
 from kite.errors import UnusableInput
@@ -57,11 +56,6 @@ class FileSearch:
     found: tuple[Found, ...] = ()
     problem: str | None = None  # why the file was not searched
     source: SourceFile | None = None  # as read, for a rewrite
-
-
-def default_jobs() -> int:
-    """The CPUs this process may run on."""
-    return len(os.sched_getaffinity(0))
 
 
 def search(pattern: Pattern, paths: list[str], jobs: int = 1, cache: str | None = None) -> list[FileSearch]:
