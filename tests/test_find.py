@@ -260,7 +260,7 @@ def test_a_metavariable_alone_on_a_top_level_line_stands_for_items():
 
 
 def test_worker_processes_print_byte_for_byte_what_one_process_prints(tmp_path, monkeypatch):
-    """Files split in batches over spawned workers come back in file order: same output, problems and exit code."""
+    """Files split in batches over worker processes come back in file order: same output, problems and exit code."""
     import kite.search.find as find_module
 
     for number in range(10):
@@ -270,7 +270,7 @@ def test_worker_processes_print_byte_for_byte_what_one_process_prints(tmp_path, 
     monkeypatch.setattr(find_module, "FILES_PER_BATCH", 3)
     pools = []
     real_executor = find_module.process_executor
-    monkeypatch.setattr(find_module, "process_executor", lambda jobs: pools.append(jobs) or real_executor(jobs))
+    monkeypatch.setattr(find_module, "process_executor", lambda jobs, **how: pools.append(jobs) or real_executor(jobs, **how))
     for output_format in ("text", "json"):
         one, two = (run_kite(["find", "len($X)", ".", "--format", output_format, "--jobs", jobs], cwd=tmp_path) for jobs in ("1", "2"))
         assert (two.stdout_bytes, two.stderr_bytes, two.exit_code) == (one.stdout_bytes, one.stderr_bytes, one.exit_code)

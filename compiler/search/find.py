@@ -8,7 +8,7 @@ Before parsing, a file is skipped when its text lacks one of the names and liter
 holds each of them verbatim): most files of a batch cannot match a pattern that names something, and parsing is
 most of the cost.
 
-With `jobs` > 1, files are searched in worker processes (spawned: nothing of this process is shared), and the results
+With `jobs` > 1, files are searched in worker processes (forked from a process of one thread: kite.spawn), and the results
 come back in file order, so the output is the same whatever the number of workers.
 """
 
@@ -70,7 +70,7 @@ def search(pattern: Pattern, paths: list[str], jobs: int = 1, cache: str | None 
     batches = [files[start:start + FILES_PER_BATCH] for start in range(0, len(files), FILES_PER_BATCH)]
     if jobs <= 1 or len(batches) <= 1:
         return search_files(pattern, files, cache) + unreadable
-    with process_executor(min(jobs, len(batches))) as executor:
+    with process_executor(min(jobs, len(batches)), forked=True) as executor:
         searches = executor.map(search_files, itertools.repeat(pattern), batches, itertools.repeat(cache))
         return [searched for batch in searches for searched in batch] + unreadable
 
