@@ -19,8 +19,8 @@ def _problems(problems) -> bool:
 def run_find(pattern_text: str, paths: list[str], context: str | None, output_format: str, jobs: int | None,
              cache_dir: str | None) -> int:
     from kite.search.find import search
-    from kite.spawn import default_jobs
     from kite.search.pattern import parse_pattern
+    from kite.spawn import default_jobs
 
     pattern = parse_pattern(pattern_text, context)
     try:
