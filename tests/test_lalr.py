@@ -247,3 +247,39 @@ def test_an_interrupt_in_a_callback_goes_on_up_from_either_loop(driver):
     assert lalr.parse(lalr.tables_for(lark_parser(), Failing), text, "start", Failing(text)) is None
     with pytest.raises(KeyboardInterrupt):
         lalr.parse(lalr.tables_for(lark_parser(), Interrupted), text, "start", Interrupted(text))
+
+
+def test_a_lexers_match_by_first_character_is_its_whole_expressions_at_every_position():
+    """FirstCharacter keeps only the terminals that can start with the character, in order: at every position of
+    every file, in every state's lexer, it matches what the whole expression matches (the type and the end)."""
+    tables = kite_tables()
+    lexers = {id(row[0]): row for row in tables.lexers.values()}.values()
+    positions = 0
+    for _path, text in texts()[::4]:
+        for pos in range(0, len(text), 3):
+            code = ord(text[pos])
+            if code >= lalr.ASCII:
+                continue
+            for whole, _keywords, by_first, first_character in lexers:
+                found, expected = (by_first[code] or first_character(code))(text, pos), whole(text, pos)
+                assert (found and (found.lastgroup, found.end())) == (expected and (expected.lastgroup, expected.end()))
+                positions += 1
+    assert positions > 100_000
+
+
+@pytest.mark.parametrize(("pattern", "first"), [
+    (r"[A-Za-z_][A-Za-z0-9_]*", "ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"),
+    ("(?:(?:\r?\n[\t ]*|#[^\n]*))+", "\n\r#"),
+    (r"==|!=|<|<=", "!<="),
+    (r"a?(?>b|c)", "abc"),
+    (r"\b(?=x)x\d", "x"),
+    (r"[0-9](_?[0-9])*", "0123456789"),
+])
+def test_a_terminals_first_characters(pattern, first):
+    assert lalr._first_characters(pattern, 0) == frozenset(map(ord, first))
+
+
+@pytest.mark.parametrize("pattern", [r"x*", r"(?i:ab)", r"(a)?(?(1)b|c)", r"a|"])
+def test_what_first_characters_cannot_tell_is_every_character(pattern):
+    # matching the empty text, a flag set inside, a reference to a group: no character may be left out
+    assert lalr._first_characters(pattern, 0) == lalr.EVERY_CHARACTER

@@ -19,6 +19,7 @@ DECLARATIONS = (n.Let, n.Use, n.TypeDecl, n.EnumDecl, n.FnDecl, n.Module)
 # The keywords a declaration's name follows, as the end of the text before it.
 LEADING_KEYWORDS = re.compile(r"(?<![A-Za-z0-9_])(?:(?:let|use|type|enum|fn|module)[ \t]+(?:mut[ \t]+)?)$")
 BRACKET_DEPTH = {"(": 1, "[": 1, ")": -1, "]": -1}
+BRACKET = re.compile(r"[()\[\]]")
 
 
 class Spans:
@@ -118,4 +119,4 @@ def _cut(lines, line: int, column: int, end_line: int, end_column: int) -> str:
 
 def _brackets(text: str) -> list[str]:
     """The brackets of code text in order; each line starts in code (no literal runs over a line end)."""
-    return [char for line in text.split("\n") for char in code_only(line) if char in BRACKET_DEPTH]
+    return BRACKET.findall("\n".join(map(code_only, text.split("\n"))))  # found by the regex engine: a declaration is long

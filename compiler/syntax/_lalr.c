@@ -61,8 +61,22 @@ static PyObject *run(PyObject *module, PyObject *args) {
         if (pos < length) {
             if (state < 0 || state >= PyList_GET_SIZE(lexer_rows)) goto none;
             PyObject *lexer = PyList_GET_ITEM(lexer_rows, state);
-            if (!PyTuple_Check(lexer) || PyTuple_GET_SIZE(lexer) != 2) goto none;
+            if (!PyTuple_Check(lexer) || PyTuple_GET_SIZE(lexer) != 4 || !PyList_Check(PyTuple_GET_ITEM(lexer, 2))) goto none;
             PyObject *match_at = PyTuple_GET_ITEM(lexer, 0), *keywords = PyTuple_GET_ITEM(lexer, 1);
+            /* the match for the terminals that can start with this character (lalr.FirstCharacter), made on first use */
+            PyObject *by_first = PyTuple_GET_ITEM(lexer, 2);
+            Py_UCS4 first = PyUnicode_READ_CHAR(text, pos);
+            if (first < (Py_UCS4)PyList_GET_SIZE(by_first)) {
+                match_at = PyList_GET_ITEM(by_first, first);
+                if (match_at == Py_None) {
+                    PyObject *code = PyLong_FromLong((long)first);
+                    match_at = code ? PyObject_CallOneArg(PyTuple_GET_ITEM(lexer, 3), code) : NULL;
+                    Py_XDECREF(code);
+                    if (!match_at) goto fail;
+                    Py_DECREF(match_at);  /* by_first holds it now */
+                    if (PyList_GET_ITEM(by_first, first) != match_at) goto none;
+                }
+            }
             PyObject *pos_object = PyLong_FromLong(pos);
             if (!pos_object) goto fail;
             PyObject *match = PyObject_CallFunctionObjArgs(match_at, text, pos_object, NULL);

@@ -15,6 +15,12 @@ from __future__ import annotations
 
 import operator
 import os
+
+# The regex engine's own parser and compiler (no stubs; sre_parse, their public name, warns it is deprecated): what
+# FirstCharacter reads a terminal's first characters with. A change in them makes every character a first one.
+import re._compiler as re_compiler  # type: ignore[import-not-found]
+import re._constants as re_constants  # type: ignore[import-not-found]
+import re._parser as re_parser  # type: ignore[import-not-found]
 from collections.abc import Callable
 from typing import Any
 
@@ -73,9 +79,10 @@ class Tables:
         )
         self.lexers: dict[int, tuple] = {}
         by_lexer: dict[int, tuple] = {}
+        compiled: dict[str, Callable] = {}
         for state, lexer in contextual.lexers.items():
             if id(lexer) not in by_lexer:
-                by_lexer[id(lexer)] = _lexer_recipe(lexer)
+                by_lexer[id(lexer)] = _lexer_recipe(lexer, compiled)
             self.lexers[state] = by_lexer[id(lexer)]
         self.chains: dict[tuple[int, int, str], int] = {}  # see _after_chain
         ignored = {lexer.ignore_types for lexer in contextual.lexers.values()}
@@ -143,8 +150,13 @@ def _rule_recipe(rule, placeholders: bool, transformer_class: type) -> tuple:
     return (size, rule.origin.name, take, taken, INLINE, callback, name)
 
 
-def _lexer_recipe(lexer) -> tuple:
-    """(the match of the scanner's one compiled expression, the keyword callbacks by type) of one state's lexer."""
+def _lexer_recipe(lexer, compiled: dict) -> tuple:
+    """(the match of the scanner's one compiled expression, the keyword callbacks by type, and by the first character
+    of the text left, for ASCII, the match of an expression holding only the terminals that can start with it: made on
+    first use (FirstCharacter), in `compiled` by pattern for every lexer).
+
+    The regex engine tries a state's terminals one after another at every token, so a name behind thirty failing
+    alternatives cost thirty tries; the terminals left keep their order, so the first that matches is the same."""
     scanner = lexer.scanner  # built on first use: this builds lexer.callback too
     if len(scanner._mres) != 1:
         raise Unsupported(lexer)
@@ -153,7 +165,82 @@ def _lexer_recipe(lexer) -> tuple:
         if not isinstance(callback, UnlessCallback):
             raise Unsupported(type_)
         keywords[type_] = (callback.scanner.fullmatch, {})
-    return scanner._mres[0].match, keywords
+    by_first: list = [None] * ASCII
+    return scanner._mres[0].match, keywords, by_first, FirstCharacter(scanner, by_first, compiled)
+
+
+ASCII = 128
+
+
+class FirstCharacter:
+    """Makes a lexer's match for texts starting with one ASCII character: the terminals a match can start with it, in
+    their order, or the whole expression where that is all of them (or none: it fails there as it would). A
+    terminal's first characters come from the regex parser's tree of its pattern; anything that tree holds that is
+    not read here (a back reference, a flag set inside) counts as every character, so a terminal is only ever kept
+    in without need, never left out."""
+
+    def __init__(self, scanner, by_first: list, compiled: dict):
+        self._scanner, self._by_first, self._compiled = scanner, by_first, compiled
+        self._firsts: list[frozenset[int]] | None = None
+
+    def __call__(self, code: int):
+        scanner = self._scanner
+        if self._firsts is None:
+            self._firsts = [_first_characters(t.pattern.to_regexp(), scanner.g_regex_flags) for t in scanner.terminals]
+        terminals = [t for t, first in zip(scanner.terminals, self._firsts) if code in first]
+        match = scanner._mres[0].match
+        if terminals and len(terminals) < len(scanner.terminals):
+            pattern = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+            if pattern not in self._compiled:
+                self._compiled[pattern] = scanner.re_.compile(pattern, scanner.g_regex_flags).match
+            match = self._compiled[pattern]
+        self._by_first[code] = match
+        return match
+
+
+EVERY_CHARACTER = frozenset(range(ASCII))
+
+
+def _first_characters(pattern: str, flags: int) -> frozenset[int]:
+    """The ASCII characters a match of `pattern` can start with (every one where it can match the empty text)."""
+    try:
+        first, empty = _first_of(re_parser.parse(pattern, flags), flags)
+    except Exception:  # a pattern this reading does not know: any character may start it
+        return EVERY_CHARACTER
+    return EVERY_CHARACTER if empty else frozenset(first)
+
+
+def _first_of(items, flags: int) -> tuple[set[int], bool]:
+    """(the first characters of a sequence of the regex parser's items, whether it can match the empty text)."""
+    first: set[int] = set()
+    for op, argument in items:
+        if op in ONE_CHARACTER:  # compiled alone, with the pattern's flags, and asked about every ASCII character
+            one = re_compiler.compile(re_parser.SubPattern(re_parser.State(), [(op, argument)]), flags).match
+            first.update(code for code in range(ASCII) if one(chr(code)))
+            return first, False
+        if op is re_constants.SUBPATTERN and not argument[1] and not argument[2]:  # a group, no flags of its own
+            inner, empty = _first_of(argument[3], flags)
+        elif op is re_constants.ATOMIC_GROUP:
+            inner, empty = _first_of(argument, flags)
+        elif op is re_constants.BRANCH:
+            parts = [_first_of(branch, flags) for branch in argument[1]]
+            inner, empty = set().union(*(part for part, _ in parts)), any(e for _, e in parts)
+        elif op in REPEATS:
+            inner, empty = _first_of(argument[2], flags)
+            empty = empty or argument[0] == 0
+        elif op in ZERO_WIDTH:  # an anchor or a lookaround only narrows where a match starts
+            continue
+        else:
+            return set(EVERY_CHARACTER), True
+        first |= inner
+        if not empty:
+            return first, False
+    return first, True
+
+
+ONE_CHARACTER = (re_constants.LITERAL, re_constants.NOT_LITERAL, re_constants.IN, re_constants.ANY, re_constants.CATEGORY)
+REPEATS = (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT, re_constants.POSSESSIVE_REPEAT)
+ZERO_WIDTH = (re_constants.AT, re_constants.ASSERT, re_constants.ASSERT_NOT)
 
 
 def tables_for(lark: Lark, transformer_class: type) -> Tables | None:
@@ -208,7 +295,10 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
     token = None
     while True:
         if pos < length:
-            match_at, keywords = lexers[state]
+            match_at, keywords, by_first, first_character = lexers[state]
+            code = ord(text[pos])
+            if code < ASCII:
+                match_at = by_first[code] or first_character(code)
             match = match_at(text, pos)
             if match is None:
                 return None
