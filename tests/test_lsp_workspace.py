@@ -94,6 +94,9 @@ async def test_rename_is_one_workspace_edit_over_every_file(client: LanguageClie
     assert edits(edit) == {"cart.kite": [(4, 4, 9, "cost"), (19, 27, 32, "cost")]}
     edit = await client.text_document_rename_async(types.RenameParams(**at(CART, 17, 14), new_name="acc"))
     assert edits(edit) == {"cart.kite": [(17, 12, 22, "acc"), (19, 8, 18, "acc"), (20, 11, 21, "acc")]}
+    # total's own local `base` sees no use of total (its declaration is none): `fn base(...)` hides nothing
+    edit = await client.text_document_rename_async(types.RenameParams(**at(CART, 22, 4), new_name="base"))
+    assert edits(edit) == {"cart.kite": [(22, 3, 8, "base"), (30, 24, 29, "base")], "cart.test.kite": [(4, 11, 16, "base")]}
 
 
 @pytest.mark.parametrize(("path", "line", "character", "new_name", "message"), [
@@ -107,6 +110,9 @@ async def test_rename_is_one_workspace_edit_over_every_file(client: LanguageClie
     (CART, 2, 6, "Order", "'Order' is already declared: type Cart.Order on line 7 of "),
     (CART, 4, 6, "name", "'name' is already declared: field Cart.Item.name on line 4 of "),
     (CART, 27, 9, "a", "'a' is already declared on line 29"),
+    (CART, 17, 14, "SumSoFar", "'SumSoFar' is not a local name: Kite writes them in snake_case"),  # a let mut
+    (CART, 18, 8, "Item", "'Item' is not a loop variable name: Kite writes them in snake_case"),
+    (CART, 22, 10, "Order", "'Order' is not a parameter name: Kite writes them in snake_case"),
     (CART, 27, 9, "total", "'total' is used in this function already: the new name would hide it"),
     (CART_TEST, 2, 8, "x", "a test's title is text, not a name: edit it in place"),
     (CART, 16, 5, "base", "'base' is a local on line 24 of "),  # total's local, where total calls subtotal
