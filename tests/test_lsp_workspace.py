@@ -184,20 +184,26 @@ def read_message(stream) -> dict:
 async def test_malformed_params_get_invalid_params_never_silence():
     """A bare client, as the typed one would not send them: hover without a position, and others, each answered.
     Async only as the module's other tests are (one event loop for the module); it blocks, with nothing else to run."""
-    methods = ["textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/rename",
-               "textDocument/signatureHelp"]
+    document = {"textDocument": {"uri": CART.as_uri()}}
+    requests = [(method, document) for method in ("textDocument/hover", "textDocument/definition", "textDocument/references",
+                                                  "textDocument/rename", "textDocument/signatureHelp")]
+    # Of the wrong JSON type: never read as the name "5", the query "3" or line 1
+    requests += [("textDocument/rename", {**document, "position": {"line": 22, "character": 4}, "newName": 5}),
+                 ("workspace/symbol", {"query": 3}),
+                 ("textDocument/prepareRename", {**document, "position": {"line": 1.5, "character": 0}}),
+                 ("textDocument/hover", {**document, "position": {"line": True, "character": 0}})]
     server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         server.stdin.write(framed({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}))
-        for number, method in enumerate(methods, 1):
-            server.stdin.write(framed({"jsonrpc": "2.0", "id": number, "method": method, "params": {"textDocument": {"uri": CART.as_uri()}}}))
+        for number, (method, params) in enumerate(requests, 1):
+            server.stdin.write(framed({"jsonrpc": "2.0", "id": number, "method": method, "params": params}))
         server.stdin.flush()
         answers = {}
-        while len(answers) < len(methods) + 1:
+        while len(answers) < len(requests) + 1:
             message = read_message(server.stdout)
             if "id" in message:
                 answers[message["id"]] = message
-        assert [answers[number]["error"]["code"] for number in range(1, len(methods) + 1)] == [-32602] * len(methods)
+        assert [answers[number].get("error", {}).get("code") for number in range(1, len(requests) + 1)] == [-32602] * len(requests)
     finally:
         server.kill()
         server.wait()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.uris import from_fs_path, to_fs_path
 
 from kite import __version__
@@ -79,9 +79,28 @@ class KiteProtocol(LanguageServerProtocol):
             raise
 
 
+def strict_converter():
+    """pygls's converter, but a param of the wrong JSON type is invalid (-32602), as a missing one is: cattrs would
+    make `"newName": 5` the name "5" and `"line": 1.5` line 1, answering a question the client did not ask."""
+    converter = default_converter()
+
+    def exactly(kind: type, accepted: tuple[type, ...]):
+        def structure(value, _type):
+            if isinstance(value, bool) is not (kind is bool) or not isinstance(value, accepted):
+                raise TypeError(f"{value!r} is not {kind.__name__}")
+            return kind(value)
+        converter.register_structure_hook(kind, structure)
+
+    exactly(str, (str,))
+    exactly(int, (int,))
+    exactly(float, (int, float))
+    exactly(bool, (bool,))
+    return converter
+
+
 class KiteLanguageServer(LanguageServer):
     def __init__(self):
-        super().__init__("kite", __version__, protocol_cls=KiteProtocol)
+        super().__init__("kite", __version__, protocol_cls=KiteProtocol, converter_factory=strict_converter)
         # An edit parses again only the items it changed: Kite's layer on a long file within an editor's keystroke.
         self.session = Session(items=ItemCache())
         self.settings = Settings()
