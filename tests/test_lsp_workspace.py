@@ -252,8 +252,20 @@ async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, 
 async def test_hover_in_the_test_file_knows_the_programs_declarations(client: LanguageClient):
     found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 4, 12)))
     assert "```kite\ntotal(order): dec\n```" in found.contents.value
+    assert "```kite\nfn total(order: Order) -> dec\n```" in found.contents.value  # what the name is, from cart.kite
     found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 3, 9)))
     assert "```kite\norder: Order\n```" in found.contents.value
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 3, 17)))
+    assert "```kite\ntype Order\n    items: list<Item>\n    size: Size\n```" in found.contents.value
+    uri = CART_TEST.as_uri()
+    text = CART_TEST.read_text() + '\ntest "tax"\n    expect TAX * 2.0 > 0.0\n'
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
+    last = len(text.split("\n")) - 2
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, last, 12)))
+    assert "```kite\nTAX: dec\n```" in found.contents.value  # the program's constant, never unknown
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, last, 16)))
+    assert "```kite\nTAX * 2.0: dec\n```" in found.contents.value
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
 
 
 async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):

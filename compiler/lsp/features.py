@@ -77,12 +77,13 @@ class Parsed:
     lines: list[str]
     module: n.Module | None
     facts: Facts | None = None
+    shared: tuple = ()  # the module's other files' items: a test file's hover and signatures show the program's
 
     @classmethod
     def of(cls, path: str, text: str, shared=()) -> Parsed:
-        """`shared`: the functions, records and enums of the module's other files (kite.analyze.gather)."""
+        """`shared`: the functions, records, enums and constants of the module's other files (kite.analyze.gather)."""
         module = read_syntax(SourceFile(path, text)).module if text.strip() else None
-        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None)
+        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None, tuple(shared))
 
     def expression_at(self, line: int, column: int) -> tuple[n.Node, n.TypeRef | None] | None:
         """The innermost expression at the cursor with its type (kite.analyze's type pass); on a called name, the
@@ -137,11 +138,13 @@ class Parsed:
 
     @property
     def functions(self) -> dict[str, n.FnDecl]:
-        return {item.name: item for item in self.module.items if isinstance(item, n.FnDecl)} if self.module else {}
+        """The module's functions, this file's over its other files'."""
+        return {item.name: item for item in (*self.shared, *(self.module.items if self.module else ())) if isinstance(item, n.FnDecl)}
 
     @property
     def types(self) -> dict[str, n.TypeDecl | n.EnumDecl]:
-        return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
+        return {item.name: item for item in (*self.shared, *(self.module.items if self.module else ()))
+                if isinstance(item, (n.TypeDecl, n.EnumDecl))}
 
 
 def binding_type(binding: Binding) -> str:

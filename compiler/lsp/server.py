@@ -384,7 +384,7 @@ def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
     index = ls.current_index()
     file = index.files.get(path)
     shared = [s.node for s in index.module_symbols(file.group).values()
-              if s.file != path and s.kind in ("fn", "type", "enum")] if file is not None else []
+              if s.file != path and s.kind in ("fn", "type", "enum", "const")] if file is not None else []
     return features.Parsed.of(path, document.source.replace("\r\n", "\n"), shared)
 
 
@@ -431,10 +431,7 @@ def inlay_hint(ls: KiteLanguageServer, params: types.InlayHintParams):
 @server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]))
 def signature_help(ls: KiteLanguageServer, params: types.SignatureHelpParams):
     parsed = parsed_of(ls, params.text_document.uri)
-    index = ls.current_index()
-    file = index.files.get(file_path(params.text_document.uri))
-    module = index.module_symbols(file.group).values() if file is not None else ()
-    functions: dict[str, n.FnDecl | n.TypeDecl] = {s.name: s.node for s in module if isinstance(s.node, (n.FnDecl, n.TypeDecl))}
+    functions: dict[str, n.FnDecl | n.TypeDecl] = {name: t for name, t in parsed.types.items() if isinstance(t, n.TypeDecl)}
     functions.update(parsed.functions)
     found = features.signature_help(parsed, *cursor(parsed, params.position), functions)
     if found is None:
