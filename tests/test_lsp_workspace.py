@@ -220,6 +220,13 @@ fn count(s: str, words: list<str>) -> int
     let mixed = [1, 2.5]
     let first = words[0]
     return a + twice(3)
+
+type Tag
+    name: str
+
+fn scaled(tag: Tag, x: int) -> int
+    let name = tag.name
+    return x * (len(name) + 1)
 """
 
 
@@ -242,11 +249,21 @@ def open_types(client: LanguageClient) -> Path:
     (8, 16, "[1, 2.5]: list<dec>"),
     (10, 13, "a + twice(3): int"),
     (10, 16, "twice(3): int"),
+    (9, 21, "words[0]: str"),  # on the `[`: the index, not `words` that ends there
+    (17, 13, "x * (len(name) + 1): int"),  # with the `)` the parser keeps no node for
+    (17, 27, "len(name) + 1: int"),
+    (16, 19, "tag.name: str"),
 ])
 async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, line, character, shown):
     path = open_types(client)
     found = await client.text_document_hover_async(types.HoverParams(**at(path, line, character)))
     assert f"```kite\n{shown}\n```" in found.contents.value
+
+
+async def test_hover_on_a_field_is_never_a_local_of_its_name(client: LanguageClient):
+    path = open_types(client)
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, 16, 21)))
+    assert found.contents.value == "```kite\ntag.name: str\n```"  # not the local `name` declared before it
 
 
 async def test_hover_in_the_test_file_knows_the_programs_declarations(client: LanguageClient):
@@ -274,7 +291,7 @@ async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
         types.TextDocumentIdentifier(path.as_uri()), types.Range(types.Position(0, 0), types.Position(20, 0))))
     assert [(h.position.line, h.position.character, h.label) for h in found] == [
         (3, 9, ": int"), (4, 9, ": int?"), (5, 12, ": str"), (6, 10, ": list<int>"), (7, 13, ": fn(int) -> int"),
-        (8, 13, ": list<dec>"), (9, 13, ": str")]
+        (8, 13, ": list<dec>"), (9, 13, ": str"), (16, 12, ": str")]
     assert all(h.kind == types.InlayHintKind.Type for h in found)
 
 
