@@ -77,6 +77,7 @@ class Facts:
 class _Walker:
     def __init__(self, module: n.Module, shared=(), every_type: bool = True):
         self.module = module
+        self.shared = shared
         self.every_type = every_type
         known = (*shared, *module.items)  # the module's own declarations win over its other files'
         self.functions = {item.name: item for item in known if isinstance(item, n.FnDecl)}
@@ -128,6 +129,9 @@ class _Walker:
         module = self.module
         if module.name:
             self.declarations.append(Declaration(module.name, "module", module.line, module.column))
+        for item in self.shared:  # the other files' constants, in scope under this file's own (not its bindings)
+            if isinstance(item, n.Let) and item.name not in standard_library.FUNCTIONS:  # a bare stdlib name is the stdlib's
+                self.scopes[0][item.name] = Binding(item.name, "const", item.line, item.column, item.type or self.type_of(item.value))
         for item in module.items:
             if isinstance(item, n.Let):
                 self.expr(item.value, item.type)

@@ -130,6 +130,9 @@ def test_a_file_that_does_not_parse_gives_what_parsed_and_says_what_was_left_out
     assert result.stdout.splitlines() == ["words.kite(3,1): fn Words.total"]
     assert result.stderr == ("kite: warning: words.kite: line 7: unexpected '=': expected an expression or end of line "
                              "(left out of the graph)\n")
+    # The function whose line was left out still spans from its keyword `fn` (its name's column is the node's own).
+    symbols = {s["id"]: s["range"] for s in graph_json(project)["symbols"]}
+    assert symbols["Words.broken"] == {"start": {"line": 6, "column": 1}, "end": {"line": 8, "column": 21}}
 
 
 def test_an_unreadable_file_is_one_line_and_exit_2_and_the_others_are_graphed(project):

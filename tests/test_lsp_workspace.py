@@ -94,6 +94,9 @@ async def test_rename_is_one_workspace_edit_over_every_file(client: LanguageClie
     assert edits(edit) == {"cart.kite": [(4, 4, 9, "cost"), (19, 27, 32, "cost")]}
     edit = await client.text_document_rename_async(types.RenameParams(**at(CART, 17, 14), new_name="acc"))
     assert edits(edit) == {"cart.kite": [(17, 12, 22, "acc"), (19, 8, 18, "acc"), (20, 11, 21, "acc")]}
+    # total's own local `base` sees no use of total (its declaration is none): `fn base(...)` hides nothing
+    edit = await client.text_document_rename_async(types.RenameParams(**at(CART, 22, 4), new_name="base"))
+    assert edits(edit) == {"cart.kite": [(22, 3, 8, "base"), (30, 24, 29, "base")], "cart.test.kite": [(4, 11, 16, "base")]}
 
 
 @pytest.mark.parametrize(("path", "line", "character", "new_name", "message"), [
@@ -107,6 +110,9 @@ async def test_rename_is_one_workspace_edit_over_every_file(client: LanguageClie
     (CART, 2, 6, "Order", "'Order' is already declared: type Cart.Order on line 7 of "),
     (CART, 4, 6, "name", "'name' is already declared: field Cart.Item.name on line 4 of "),
     (CART, 27, 9, "a", "'a' is already declared on line 29"),
+    (CART, 17, 14, "SumSoFar", "'SumSoFar' is not a local name: Kite writes them in snake_case"),  # a let mut
+    (CART, 18, 8, "Item", "'Item' is not a loop variable name: Kite writes them in snake_case"),
+    (CART, 22, 10, "Order", "'Order' is not a parameter name: Kite writes them in snake_case"),
     (CART, 27, 9, "total", "'total' is used in this function already: the new name would hide it"),
     (CART_TEST, 2, 8, "x", "a test's title is text, not a name: edit it in place"),
     (CART, 16, 5, "base", "'base' is a local on line 24 of "),  # total's local, where total calls subtotal
@@ -178,20 +184,26 @@ def read_message(stream) -> dict:
 async def test_malformed_params_get_invalid_params_never_silence():
     """A bare client, as the typed one would not send them: hover without a position, and others, each answered.
     Async only as the module's other tests are (one event loop for the module); it blocks, with nothing else to run."""
-    methods = ["textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/rename",
-               "textDocument/signatureHelp"]
+    document = {"textDocument": {"uri": CART.as_uri()}}
+    requests = [(method, document) for method in ("textDocument/hover", "textDocument/definition", "textDocument/references",
+                                                  "textDocument/rename", "textDocument/signatureHelp")]
+    # Of the wrong JSON type: never read as the name "5", the query "3" or line 1
+    requests += [("textDocument/rename", {**document, "position": {"line": 22, "character": 4}, "newName": 5}),
+                 ("workspace/symbol", {"query": 3}),
+                 ("textDocument/prepareRename", {**document, "position": {"line": 1.5, "character": 0}}),
+                 ("textDocument/hover", {**document, "position": {"line": True, "character": 0}})]
     server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         server.stdin.write(framed({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}))
-        for number, method in enumerate(methods, 1):
-            server.stdin.write(framed({"jsonrpc": "2.0", "id": number, "method": method, "params": {"textDocument": {"uri": CART.as_uri()}}}))
+        for number, (method, params) in enumerate(requests, 1):
+            server.stdin.write(framed({"jsonrpc": "2.0", "id": number, "method": method, "params": params}))
         server.stdin.flush()
         answers = {}
-        while len(answers) < len(methods) + 1:
+        while len(answers) < len(requests) + 1:
             message = read_message(server.stdout)
             if "id" in message:
                 answers[message["id"]] = message
-        assert [answers[number]["error"]["code"] for number in range(1, len(methods) + 1)] == [-32602] * len(methods)
+        assert [answers[number].get("error", {}).get("code") for number in range(1, len(requests) + 1)] == [-32602] * len(requests)
     finally:
         server.kill()
         server.wait()
@@ -208,6 +220,13 @@ fn count(s: str, words: list<str>) -> int
     let mixed = [1, 2.5]
     let first = words[0]
     return a + twice(3)
+
+type Tag
+    name: str
+
+fn scaled(tag: Tag, x: int) -> int
+    let name = tag.name
+    return x * (len(name) + 1)
 """
 
 
@@ -230,6 +249,10 @@ def open_types(client: LanguageClient) -> Path:
     (8, 16, "[1, 2.5]: list<dec>"),
     (10, 13, "a + twice(3): int"),
     (10, 16, "twice(3): int"),
+    (9, 21, "words[0]: str"),  # on the `[`: the index, not `words` that ends there
+    (17, 13, "x * (len(name) + 1): int"),  # with the `)` the parser keeps no node for
+    (17, 27, "len(name) + 1: int"),
+    (16, 19, "tag.name: str"),
 ])
 async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, line, character, shown):
     path = open_types(client)
@@ -237,11 +260,29 @@ async def test_hover_gives_the_type_of_every_expression(client: LanguageClient, 
     assert f"```kite\n{shown}\n```" in found.contents.value
 
 
+async def test_hover_on_a_field_is_never_a_local_of_its_name(client: LanguageClient):
+    path = open_types(client)
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, 16, 21)))
+    assert found.contents.value == "```kite\ntag.name: str\n```"  # not the local `name` declared before it
+
+
 async def test_hover_in_the_test_file_knows_the_programs_declarations(client: LanguageClient):
     found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 4, 12)))
     assert "```kite\ntotal(order): dec\n```" in found.contents.value
+    assert "```kite\nfn total(order: Order) -> dec\n```" in found.contents.value  # what the name is, from cart.kite
     found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 3, 9)))
     assert "```kite\norder: Order\n```" in found.contents.value
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, 3, 17)))
+    assert "```kite\ntype Order\n    items: list<Item>\n    size: Size\n```" in found.contents.value
+    uri = CART_TEST.as_uri()
+    text = CART_TEST.read_text() + '\ntest "tax"\n    expect TAX * 2.0 > 0.0\n'
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "kite", 1, text)))
+    last = len(text.split("\n")) - 2
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, last, 12)))
+    assert "```kite\nTAX: dec\n```" in found.contents.value  # the program's constant, never unknown
+    found = await client.text_document_hover_async(types.HoverParams(**at(CART_TEST, last, 16)))
+    assert "```kite\nTAX * 2.0: dec\n```" in found.contents.value
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
 
 
 async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
@@ -250,7 +291,7 @@ async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
         types.TextDocumentIdentifier(path.as_uri()), types.Range(types.Position(0, 0), types.Position(20, 0))))
     assert [(h.position.line, h.position.character, h.label) for h in found] == [
         (3, 9, ": int"), (4, 9, ": int?"), (5, 12, ": str"), (6, 10, ": list<int>"), (7, 13, ": fn(int) -> int"),
-        (8, 13, ": list<dec>"), (9, 13, ": str")]
+        (8, 13, ": list<dec>"), (9, 13, ": str"), (16, 12, ": str")]
     assert all(h.kind == types.InlayHintKind.Type for h in found)
 
 

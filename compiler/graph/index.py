@@ -150,8 +150,8 @@ class _Reader:
         return None if first is None else Range(line, column + first, line, column + len(name) + first)
 
     def declare(self, id_: str, name: str, kind: str, node, name_range: Range | None, container=None) -> None:
-        span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell
-        whole = Range(*span) if span is not None else self.at(node.line, node.column, node.end_line, node.end_column) or name_range
+        span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell, from its keyword
+        whole = Range(*span) if span is not None else self.at(*self.spans.start(node), node.end_line, node.end_column) or name_range
         if whole is not None and name_range is not None:
             self.symbols.append(Symbol(id_, name, kind, self.path, whole, name_range, container, node))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kite.analyze import Binding, Facts, gather
 from kite.diagnostics import Diagnostic, Fix, Layer
+from kite.search.spans import Spans
 from kite.source import SourceFile
 from kite.standard_library import FUNCTIONS
 from kite.syntax import nodes as n
@@ -77,21 +78,27 @@ class Parsed:
     lines: list[str]
     module: n.Module | None
     facts: Facts | None = None
+    shared: tuple = ()  # the module's other files' items: a test file's hover and signatures show the program's
+    spans: Spans | None = None  # where nodes are in the file, with the brackets the parser keeps no node for
 
     @classmethod
     def of(cls, path: str, text: str, shared=()) -> Parsed:
-        """`shared`: the functions, records and enums of the module's other files (kite.analyze.gather)."""
-        module = read_syntax(SourceFile(path, text)).module if text.strip() else None
-        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None)
+        """`shared`: the functions, records, enums and constants of the module's other files (kite.analyze.gather)."""
+        syntax = read_syntax(SourceFile(path, text)) if text.strip() else None
+        module = syntax.module if syntax is not None else None
+        spans = Spans(text, syntax.parsed_lines) if syntax is not None else None
+        return cls(text.split("\n"), module, gather(module, shared) if module is not None else None, tuple(shared), spans)
 
     def expression_at(self, line: int, column: int) -> tuple[n.Node, n.TypeRef | None] | None:
         """The innermost expression at the cursor with its type (kite.analyze's type pass); on a called name, the
-        call."""
+        call. One that ends just before the cursor counts only where none holds the character at it: on the `[` of
+        `xs[0]` the index, not `xs`."""
         typed = self.facts.types if self.facts is not None else ()
         best = None
         for e, t in typed:
             if (e.line - 1, e.column - 1) <= (line, column) <= (e.end_line - 1, e.end_column - 1):
-                size = (e.end_line - e.line, e.end_column - e.column if e.end_line == e.line else 10**6)
+                past = (line, column) == (e.end_line - 1, e.end_column - 1)
+                size = (past, e.end_line - e.line, e.end_column - e.column if e.end_line == e.line else 10**6)
                 if best is None or size < best[0]:
                     best = (size, e, t)
         if best is None:
@@ -101,6 +108,11 @@ class Parsed:
         return call or (e, t)
 
     def text_of(self, node: n.Node) -> str:
+        """The expression as written, on one line (`base * (1.0 + rate)` with the `)` no node ends at)."""
+        spans = self.spans
+        span = spans.span(node) if spans is not None else None
+        if spans is not None and span is not None:
+            return " ".join(part.strip() for part in spans.text(span).split("\n"))
         if node.line == node.end_line:
             return self.lines[node.line - 1][node.column - 1:node.end_column - 1]
         return " ".join([self.lines[node.line - 1][node.column - 1:], *(text.strip() for text in self.lines[node.line:node.end_line - 1]),
@@ -137,11 +149,13 @@ class Parsed:
 
     @property
     def functions(self) -> dict[str, n.FnDecl]:
-        return {item.name: item for item in self.module.items if isinstance(item, n.FnDecl)} if self.module else {}
+        """The module's functions, this file's over its other files'."""
+        return {item.name: item for item in (*self.shared, *(self.module.items if self.module else ())) if isinstance(item, n.FnDecl)}
 
     @property
     def types(self) -> dict[str, n.TypeDecl | n.EnumDecl]:
-        return {item.name: item for item in self.module.items if isinstance(item, (n.TypeDecl, n.EnumDecl))} if self.module else {}
+        return {item.name: item for item in (*self.shared, *(self.module.items if self.module else ()))
+                if isinstance(item, (n.TypeDecl, n.EnumDecl))}
 
 
 def binding_type(binding: Binding) -> str:
@@ -174,6 +188,8 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
     name is: a local's kind, a function's signature, a type's fields, a stdlib function's signature and doc."""
     word, binding = name_at(parsed, line, column)
     found = parsed.expression_at(line, column)
+    if found is not None and isinstance(found[0], n.Member):
+        word = binding = None  # the word is the field's or member's, never a local or function of that name (`tag.name`)
     typed = None
     if found is not None and not (isinstance(found[0], n.Name) and binding is not None):
         e, t = found

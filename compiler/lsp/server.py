@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.uris import from_fs_path, to_fs_path
 
 from kite import __version__
@@ -79,9 +79,28 @@ class KiteProtocol(LanguageServerProtocol):
             raise
 
 
+def strict_converter():
+    """pygls's converter, but a param of the wrong JSON type is invalid (-32602), as a missing one is: cattrs would
+    make `"newName": 5` the name "5" and `"line": 1.5` line 1, answering a question the client did not ask."""
+    converter = default_converter()
+
+    def exactly(kind: type, accepted: tuple[type, ...]):
+        def structure(value, _type):
+            if isinstance(value, bool) is not (kind is bool) or not isinstance(value, accepted):
+                raise TypeError(f"{value!r} is not {kind.__name__}")
+            return kind(value)
+        converter.register_structure_hook(kind, structure)
+
+    exactly(str, (str,))
+    exactly(int, (int,))
+    exactly(float, (int, float))
+    exactly(bool, (bool,))
+    return converter
+
+
 class KiteLanguageServer(LanguageServer):
     def __init__(self):
-        super().__init__("kite", __version__, protocol_cls=KiteProtocol)
+        super().__init__("kite", __version__, protocol_cls=KiteProtocol, converter_factory=strict_converter)
         # An edit parses again only the items it changed: Kite's layer on a long file within an editor's keystroke.
         self.session = Session(items=ItemCache())
         self.settings = Settings()
@@ -365,7 +384,7 @@ def parsed_of(ls: KiteLanguageServer, uri: str) -> features.Parsed:
     index = ls.current_index()
     file = index.files.get(path)
     shared = [s.node for s in index.module_symbols(file.group).values()
-              if s.file != path and s.kind in ("fn", "type", "enum")] if file is not None else []
+              if s.file != path and s.kind in ("fn", "type", "enum", "const")] if file is not None else []
     return features.Parsed.of(path, document.source.replace("\r\n", "\n"), shared)
 
 
@@ -412,10 +431,7 @@ def inlay_hint(ls: KiteLanguageServer, params: types.InlayHintParams):
 @server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]))
 def signature_help(ls: KiteLanguageServer, params: types.SignatureHelpParams):
     parsed = parsed_of(ls, params.text_document.uri)
-    index = ls.current_index()
-    file = index.files.get(file_path(params.text_document.uri))
-    module = index.module_symbols(file.group).values() if file is not None else ()
-    functions: dict[str, n.FnDecl | n.TypeDecl] = {s.name: s.node for s in module if isinstance(s.node, (n.FnDecl, n.TypeDecl))}
+    functions: dict[str, n.FnDecl | n.TypeDecl] = {name: t for name, t in parsed.types.items() if isinstance(t, n.TypeDecl)}
     functions.update(parsed.functions)
     found = features.signature_help(parsed, *cursor(parsed, params.position), functions)
     if found is None:

@@ -15,6 +15,9 @@ from kite.syntax.parser import kite_keywords
 
 PASCAL_KINDS = {"type", "enum", "member"}
 MODULE_LEVEL = {"fn", "const", "type", "enum"}
+# A kind as a refusal names it (a local's kinds are kite.analyze's: "mut" is no word for a name).
+KIND_WORDS = {"fn": "function", "const": "constant", "param": "parameter", "lambda": "parameter", "loop": "loop variable",
+              "let": "local", "mut": "local"}
 
 
 class Refused(Exception):
@@ -147,7 +150,9 @@ def rename(ws: Workspace, path: str, line: int, column: int, new_name: str, word
         if clash is not None:
             raise Refused(f"'{new_name}' is already declared: {clash.kind} {clash.id} on line {clash.name_range.line} of {clash.file}")
         spots = [(ref.file, ref.range) for ref in ws.references_of(symbol.id, group)]
-        for file, where in spots:  # a local of the new name where the symbol is used would hide it there
+        # A local of the new name where the symbol is used would hide it there; the declaration is no use: `fn s(s: str)`.
+        uses = [(ref.file, ref.range) for ref in ws.references_of(symbol.id, group) if ref.kind != "declares"]
+        for file, where in uses:
             hiding = next((local for local in ws.files[file].locals
                            if local.name == new_name and local.scope.contains(where.line, where.column)), None)
             if hiding is not None:
@@ -168,7 +173,7 @@ def _check_new_name(new_name: str, kind: str) -> None:
         if not PASCAL.match(new_name):
             raise Refused(f"'{new_name}' is not a {kind} name: Kite writes them in PascalCase")
     elif not SNAKE.match(new_name) and not (kind == "const" and new_name.isupper() and SNAKE.match(new_name.lower())):
-        raise Refused(f"'{new_name}' is not a {'constant' if kind == 'const' else 'function' if kind == 'fn' else kind} name: Kite writes them in snake_case")
+        raise Refused(f"'{new_name}' is not a {KIND_WORDS.get(kind, kind)} name: Kite writes them in snake_case")
 
 
 # ---- the whole workspace

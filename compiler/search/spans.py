@@ -54,7 +54,7 @@ class Spans:
         """(line, column, end_line, end_column) in the file, end just past the last character; a tuple of nodes
         runs from its first to its last. None where any line of it is not the file's as written."""
         first_node, last_node = (node[0], node[-1]) if isinstance(node, tuple) else (node, node)
-        start = self._start(first_node)
+        start = self.start(first_node)
         end = (last_node.end_line, last_node.end_column)
         if not isinstance(node, tuple):
             start, end = self._balanced(start, end)
@@ -68,7 +68,7 @@ class Spans:
 
     # ---- what a node's own position leaves out (parsed-text coordinates)
 
-    def _start(self, node) -> tuple[int, int]:
+    def start(self, node) -> tuple[int, int]:
         """Some nodes carry their name's position (`let x`, `fn f`, `module M`), not their keyword's."""
         if isinstance(node, DECLARATIONS):
             keywords = LEADING_KEYWORDS.search(self._parsed_lines[node.line - 1], 0, node.column - 1)
