@@ -283,3 +283,30 @@ def test_a_terminals_first_characters(pattern, first):
 def test_what_first_characters_cannot_tell_is_every_character(pattern):
     # matching the empty text, a flag set inside, a reference to a group: no character may be left out
     assert lalr._first_characters(pattern, 0) == lalr.EVERY_CHARACTER
+
+
+def test_the_nodes_c_init_makes_what_the_dataclasses_init_makes(monkeypatch):
+    """kite.syntax._nodes's __init__ (installed where built) against each class's own: every file's AST, each node's
+    attributes in the same order, and the same refusals."""
+    import os
+    import sys
+
+    from kite.syntax import nodes as n
+
+    if not os.environ.get("KITE_PYTHON_LOOP_ONLY"):
+        assert "kite.syntax._nodes" in sys.modules and n.Binary.__init__ is not n.DATACLASS_INITS[n.Binary]
+    sources = [SourceFile(path, text) for path, text in texts()[::2]]
+    made = [read_syntax(source).module for source in sources]
+    for cls, init in n.DATACLASS_INITS.items():
+        monkeypatch.setattr(cls, "__init__", init)
+    assert [shape(module) for module in made] == [shape(read_syntax(source).module) for source in sources]
+    dataclass_made = [read_syntax(source).module for source in sources]
+    monkeypatch.undo()
+    for ours, theirs in zip(made, dataclass_made):
+        if ours is not None:
+            assert [list(vars(node)) for node in n.descendants(ours)] == [list(vars(node)) for node in n.descendants(theirs)]
+    for call in (lambda: n.Binary(1, 2), lambda: n.Binary(1, 2, "+", None, None, None), lambda: n.Name(1, 2, "x", y=1),
+                 lambda: n.Name(1, 2, "x", name="y"), lambda: n.Let(1, 2, "x", False, None, None, 0)):
+        with pytest.raises(TypeError):
+            call()
+    assert n.Name(3, 4, "x") == n.Name(3, 4, "x", end_line=3, end_column=4) and n.Name(3, 4, "x").end_column == 4

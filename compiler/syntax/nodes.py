@@ -4,6 +4,7 @@ over it: every pass that goes through the tree goes through there, and it refuse
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -344,6 +345,41 @@ def children(node: Node) -> tuple[Node, ...]:
     if found is None:
         raise TypeError(f"children() does not know the node {type(node).__name__}")
     return found(node)
+
+
+def _layout(cls: type) -> tuple | None:
+    """What kite.syntax._nodes's __init__ reads off a node class (its fields in order, the field of each positional
+    parameter, each default, the marker of none, where line, column and the ends are, when Node.__post_init__ is the
+    class's); None for a class whose __init__ it does not model (a default factory, another __post_init__)."""
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    post_init = getattr(cls, "__post_init__", None)
+    if len(fields) > 32 or any(f.default_factory is not dataclasses.MISSING for f in fields) or post_init not in (None, Node.__post_init__):
+        return None
+    names = tuple(f.name for f in fields)
+    ends = tuple(names.index(name) for name in ("line", "column", "end_line", "end_column")) if post_init else None
+    return (names, tuple(at for at, f in enumerate(fields) if not f.kw_only), tuple(f.default for f in fields), dataclasses.MISSING, ends)
+
+
+# Each node class's __init__ as dataclasses wrote it: where kite.syntax._nodes's is installed, tests compare the two.
+DATACLASS_INITS = {cls: vars(cls)["__init__"] for cls in (Node, *_CHILDREN)}
+
+
+def _install_c_init() -> None:
+    """kite.syntax._nodes's __init__ on every node class it models (the same attributes, set without a Python call
+    each: a tenth of a cold parse); the dataclasses' own where it is not built."""
+    try:
+        from kite.syntax import _nodes  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    init = _nodes.initializer(Node)
+    for cls in DATACLASS_INITS:
+        layout = _layout(cls)
+        if layout is not None:
+            cls.__node_layout__ = layout  # type: ignore[attr-defined]
+            cls.__init__ = init  # type: ignore[misc]
+
+
+_install_c_init()
 
 
 def descendants(node: Node):

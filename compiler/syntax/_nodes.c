@@ -1,0 +1,120 @@
+/* kite.syntax._nodes: the AST nodes' __init__ in C. It does what the __init__ dataclasses writes for a frozen node
+   does (each field set through object.__setattr__, in the order of the class's fields, then Node.__post_init__'s
+   ends), without a Python call per field: making nodes was a tenth of a cold parse. kite.syntax.nodes installs it
+   on every Node class, with the class's layout (FieldLayout); without this module the dataclasses' own run. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *s_layout;
+
+/* A class's layout, a tuple: (field names in order, the field index of each positional parameter, each field's
+   default or the `required` marker, the field indices of line, column, end_line and end_column or None). */
+static PyObject *node_init(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject *layout = _PyType_Lookup(type, s_layout);
+    if (!layout || !PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 5) {
+        PyErr_Format(PyExc_TypeError, "%s has no node layout", type->tp_name);
+        return NULL;
+    }
+    PyObject *names = PyTuple_GET_ITEM(layout, 0), *positional = PyTuple_GET_ITEM(layout, 1);
+    PyObject *defaults = PyTuple_GET_ITEM(layout, 2), *required = PyTuple_GET_ITEM(layout, 3);
+    PyObject *ends = PyTuple_GET_ITEM(layout, 4);
+    Py_ssize_t count = PyTuple_GET_SIZE(names), positional_count = PyTuple_GET_SIZE(positional);
+    PyObject *values[32] = {NULL};
+    if (count > 32 || PyTuple_GET_SIZE(defaults) != count) {
+        PyErr_Format(PyExc_TypeError, "%s: a node layout of %zd fields", type->tp_name, count);
+        return NULL;
+    }
+    if (nargs > positional_count) {
+        PyErr_Format(PyExc_TypeError, "%s.__init__() takes %zd positional arguments but %zd were given",
+                     type->tp_name, positional_count + 1, nargs + 1);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_ssize_t field = PyLong_AsSsize_t(PyTuple_GET_ITEM(positional, i));
+        if (field < 0 || field >= count) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s: a node layout's field out of range", type->tp_name);
+            return NULL;
+        }
+        values[field] = args[i];
+    }
+    Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < keywords; k++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
+        Py_ssize_t field = -1;
+        for (Py_ssize_t i = 0; i < count && field < 0; i++)
+            if (PyTuple_GET_ITEM(names, i) == keyword) field = i;  /* interned: most keywords are found by identity */
+        for (Py_ssize_t i = 0; i < count && field < 0; i++) {
+            int equal = PyObject_RichCompareBool(PyTuple_GET_ITEM(names, i), keyword, Py_EQ);
+            if (equal < 0) return NULL;
+            if (equal) field = i;
+        }
+        if (field < 0) {
+            PyErr_Format(PyExc_TypeError, "%s.__init__() got an unexpected keyword argument '%S'", type->tp_name, keyword);
+            return NULL;
+        }
+        if (values[field]) {
+            PyErr_Format(PyExc_TypeError, "%s.__init__() got multiple values for argument '%S'", type->tp_name, keyword);
+            return NULL;
+        }
+        values[field] = args[nargs + k];
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (values[i]) continue;
+        values[i] = PyTuple_GET_ITEM(defaults, i);
+        if (values[i] == required) {
+            PyErr_Format(PyExc_TypeError, "%s.__init__() missing required argument: '%S'", type->tp_name,
+                         PyTuple_GET_ITEM(names, i));
+            return NULL;
+        }
+    }
+    int point = 0;  /* Node.__post_init__: no end given, the node is a point at its start */
+    Py_ssize_t at[4] = {0};
+    if (ends != Py_None) {
+        if (!PyTuple_Check(ends) || PyTuple_GET_SIZE(ends) != 4) {
+            PyErr_Format(PyExc_TypeError, "%s: a node layout's ends are four field indices", type->tp_name);
+            return NULL;
+        }
+        for (int i = 0; i < 4; i++) {
+            at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(ends, i));
+            if (at[i] < 0 || at[i] >= count) {
+                if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s: a node layout's end out of range", type->tp_name);
+                return NULL;
+            }
+        }
+        int given = PyObject_IsTrue(values[at[2]]);
+        if (given < 0) return NULL;
+        point = !given;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = values[i];
+        if (point && i == at[2]) value = values[at[0]];
+        else if (point && i == at[3]) value = values[at[1]];
+        if (PyObject_GenericSetAttr(self, PyTuple_GET_ITEM(names, i), value) < 0) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef init_definition = {"__init__", (PyCFunction)(void (*)(void))node_init, METH_FASTCALL | METH_KEYWORDS,
+                                      "Sets each field, as the frozen dataclass's __init__ would (kite.syntax._nodes)."};
+
+/* initializer(Node): the __init__ descriptor for Node and its subclasses */
+static PyObject *initializer(PyObject *module, PyObject *base) {
+    if (!PyType_Check(base)) {
+        PyErr_SetString(PyExc_TypeError, "initializer takes the base node class");
+        return NULL;
+    }
+    return PyDescr_NewMethod((PyTypeObject *)base, &init_definition);
+}
+
+static PyMethodDef methods[] = {
+    {"initializer", initializer, METH_O, "The C __init__ for the node classes under this base class."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_nodes", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__nodes(void) {
+    if (!(s_layout = PyUnicode_InternFromString("__node_layout__"))) return NULL;
+    return PyModule_Create(&module_definition);
+}
