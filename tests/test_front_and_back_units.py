@@ -66,6 +66,20 @@ def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
         assert scan.recovered_text == "\n".join(recovered.rstrip() if found else line for (found, recovered), line in zip(by_line, text.split("\n"))), text
 
 
+def test_the_suspect_search_finds_a_word_exactly_where_word_boundaries_around_it_do():
+    """SUSPECT spells `\\b(?:word|...)\\b` first letter first, for speed: a match at the same places, every word
+    among letters, digits, non-ASCII letters, line starts and ends."""
+    import re
+
+    plain = re.compile(leaks.SUSPECT_SYMBOLS + r"|\b(?:" + "|".join(leaks.SUSPECT_WORDS) + r")\b")
+    words = [word.replace("[ \\t]+", " ") for word in leaks.SUSPECT_WORDS]
+    around = ["", " ", "x", "_", "1", "é", ".", "(", "\n", "\t"]
+    texts = [f"{before}{word}{after}" for word in words for before in around for after in around]
+    texts += [path.read_text() for path in REPO.glob("samples/*.kite")]
+    for text in texts:
+        assert [m.start() for m in leaks.SUSPECT.finditer(text)] == [m.start() for m in plain.finditer(text)], text
+
+
 def test_code_only_passes_a_line_without_quotes_or_comment_through_and_takes_them_out_of_others():
     assert layout.code_only("    f(a[1], b)") == "    f(a[1], b)"
     assert layout.code_only('f("(", x) # )', keep_columns=True) == "f(   , x) "
