@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from kite import standard_library
 from kite.callee import constructs
+from kite.narrowing import always_exits, ended_by, field_path, none_test, unchanged
 from kite.syntax import nodes as n
 
 IMMUTABLE_KINDS = {"let", "const", "param", "loop", "lambda"}
+# A scope holds a narrowing (kite.narrowing) of a name or field path under the key NARROWED + it, which no name can
+# be: resolve() and the facts never see it, and a name declared in an inner scope hides it as C# would.
+NARROWED = "!"
 
 
 @dataclass
@@ -97,6 +102,7 @@ class _Walker:
         self.enums = {item.name for item in known if isinstance(item, n.EnumDecl)}
         self.types: list[tuple[n.Expr, n.TypeRef | None]] = []
         self.typed: dict[int, n.TypeRef | None] = {}  # id(expression) -> its type, as the walk leaves it
+        self.narrowing = False  # a narrowing was made in this function or test: its blocks look for where it ends
 
     # ---- scopes
 
@@ -107,6 +113,8 @@ class _Walker:
         if earlier is not None and kind != "lambda":
             self.redeclared.append((binding, earlier))
         self.scopes[-1][name] = binding
+        if self.narrowing:
+            self.scopes[-1].pop(NARROWED + name, None)  # the new binding is not the one narrowed
         self.bindings.append(binding)
         self.declarations.append(Declaration(name, kind if kind != "mut" else "let", line, column))
 
@@ -116,8 +124,8 @@ class _Walker:
                 return scope[name]
         return None
 
-    def in_scope(self, body, *, before=()):
-        self.scopes.append({})
+    def in_scope(self, body, *, before=(), narrowed=None):
+        self.scopes.append(_narrowing(narrowed) if narrowed else {})
         for declare in before:
             declare()
         self.block(body)
@@ -153,9 +161,11 @@ class _Walker:
                 for param in item.params:
                     if param.type is None:
                         self.misplaced.append((param, f"parameter '{param.name}' needs a type: {param.name}: int"))
+                self.narrowing = False
                 self.in_scope(item.body, before=[lambda p=p: self.declare(p.name, "param", p.line, p.column, p.type) for p in item.params])
             elif isinstance(item, n.TestDecl):
                 self.in_test = True
+                self.narrowing = False
                 self.in_scope(item.body)
                 self.in_test = False
         return Facts(
@@ -167,8 +177,18 @@ class _Walker:
     # ---- statements
 
     def block(self, body) -> None:
+        scope = self.scopes[-1]
         for statement in body:
+            if not self.narrowing:
+                self.statement(statement)
+                continue
+            ended = ended_by(statement, [key[1:] for key in scope if key[0] == NARROWED])
+            assigns = isinstance(statement, n.Assign)  # its value still reads the name narrowed
+            for key in ended if not assigns else ():
+                del scope[NARROWED + key]
             self.statement(statement)
+            for key in ended if assigns else ():
+                del scope[NARROWED + key]
 
     def statement(self, s) -> None:
         if isinstance(s, n.Let):
@@ -192,20 +212,101 @@ class _Walker:
                 self.misplaced.append((s, "'expect' belongs in a test block"))
             self.expr(s.expr)
         elif isinstance(s, n.If):
-            for condition, body in s.branches:
-                self.expr(condition)
-                self.in_scope(body)
-            if s.orelse is not None:
-                self.in_scope(s.orelse)
+            self.if_statement(s)
         elif isinstance(s, n.While):
-            self.expr(s.condition)
-            self.in_scope(s.body)
+            when_true, _ = self.condition(s.condition)
+            self.in_scope(s.body, narrowed=when_true)
         elif isinstance(s, n.For):
             self.expr(s.iterable)
             element = _element_type(self, s.iterable)
             self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
         else:
             raise TypeError(f"the analyzer does not know the statement {type(s).__name__}")
+
+    def if_statement(self, s: n.If) -> None:
+        """As codegen's: a none-test narrows every later condition and branch (they run only when it was false), and
+        the rest of the block once it and every branch before it exit, but for the names a later branch assigns."""
+        known_false: dict[str, Binding] = {}  # narrowed because every condition so far was false
+        exits = True
+        for position, (condition, body) in enumerate(s.branches):
+            self.scopes.append(_narrowing(known_false))
+            when_true, when_false = self.condition(condition)
+            self.scopes.pop()
+            self.in_scope(body, narrowed={**known_false, **when_true})
+            known_false.update(when_false)
+            exits = exits and always_exits(body)
+            if exits:
+                later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ())
+                self.scopes[-1].update(_narrowing(unchanged(known_false, later)))
+        if s.orelse is not None:
+            self.in_scope(s.orelse, narrowed=known_false)
+
+    def condition(self, e) -> tuple[dict[str, Binding], dict[str, Binding]]:
+        """Walks a condition (any `and`, `or` or `not`, wherever it is) as expr() does, and gives what it narrows when
+        true and when false, as codegen's condition(): each term of a chain sees what the terms before it narrowed."""
+        if isinstance(e, n.Binary) and e.op in ("and", "or"):
+            operations = n.chain(e)
+            when_true, when_false = self.condition(operations[0].left)
+            carried = when_true if e.op == "and" else when_false
+            for operation in operations:
+                self.scopes.append(_narrowing(carried))
+                when_true, when_false = self.condition(operation.right)
+                self.scopes.pop()
+                carried = {**carried, **(when_true if e.op == "and" else when_false)}
+                self.typed_as(operation)
+            return (carried, {}) if e.op == "and" else ({}, carried)
+        if isinstance(e, n.Unary) and e.op == "not":
+            when_true, when_false = self.condition(e.operand)
+            self.typed_as(e)
+            return when_false, when_true
+        self.expr(e)
+        test = none_test(e)
+        if test is None:
+            return {}, {}
+        subject, not_none = test
+        found = self.narrowable(subject)
+        self.narrowing = self.narrowing or bool(found)
+        return (found, {}) if not_none else ({}, found)
+
+    def narrowable(self, subject) -> dict[str, Binding]:
+        """What a none-test of `subject` narrows: a name, or a field path (kite.narrowing), with the binding it reads;
+        nothing for any other expression."""
+        if isinstance(subject, n.Name):
+            binding = self.resolve(subject.name)
+            return {subject.name: binding} if binding is not None else {}
+        path = field_path(subject, self.fields, self.is_local)
+        root = self.resolve(path.split(".")[0]) if path is not None else None
+        return {path: root} if path is not None and root is not None else {}
+
+    def is_local(self, name: str) -> bool:
+        """A name codegen reads as a local: declared in a function or test, or a constant narrowed there."""
+        binding = self.resolve(name)
+        return binding is not None and (binding.kind != "const" or self.narrowed_here(name))
+
+    @cached_property
+    def fields(self) -> frozenset[str]:
+        """The record fields and enum members of the module and its other files, which codegen's field paths read."""
+        known = (*self.shared, *self.module.items)
+        return frozenset([*(f.name for item in known if isinstance(item, n.TypeDecl) for f in item.fields),
+                          *(m.name for item in known if isinstance(item, n.EnumDecl) for m in item.members)])
+
+    def narrowed_here(self, key: str) -> bool:
+        """Whether a name or field path is narrowed where the walk is: a declaration of its name in a scope nearer than
+        the narrowing hides it."""
+        root = key.split(".")[0]
+        for scope in reversed(self.scopes):
+            if NARROWED + key in scope:
+                return True
+            if root in scope:
+                return False
+        return False
+
+    def narrowed_type(self, e, found: n.TypeRef | None) -> n.TypeRef | None:
+        """`found`, the type of a name or a field read, without its `?` where a none-test narrowed it."""
+        if found is None or not found.nullable or not self.narrowing:
+            return found
+        key = e.name if isinstance(e, n.Name) else field_path(e, self.fields, self.is_local)
+        return replace(found, nullable=False) if key is not None and self.narrowed_here(key) else found
 
     def assign(self, s: n.Assign) -> None:
         self.expr(s.value)
@@ -246,7 +347,7 @@ class _Walker:
         if isinstance(e, n.Name):
             binding = self.resolve(e.name)
             if binding is not None:
-                return binding.type
+                return self.narrowed_type(e, binding.type)
             if e.name in self.functions:
                 return _function_type(self.functions[e.name])
             return n.TypeRef(*at, e.name) if e.name in self.records or e.name in self.enums else None
@@ -279,7 +380,8 @@ class _Walker:
                 return n.TypeRef(*at, target.name)
             owner = self.type_of(target)
             record = self.records.get(owner.name) if owner is not None else None
-            return next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
+            found = next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
+            return self.narrowed_type(e, found)
         if isinstance(e, n.Lambda):
             return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in e.params), returns=self.type_of(e.body) or n.TypeRef(*at, "?"))
         return None
@@ -321,6 +423,9 @@ class _Walker:
                 self.types.append((e, found))  # with its parameters in scope
             self.scopes.pop()
             self.lambda_depth -= 1
+            return
+        if isinstance(e, (n.Binary, n.Unary)) and e.op in ("and", "or", "not"):
+            self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
             return
         if isinstance(e, n.Binary):
             operations = n.chain(e)
@@ -366,6 +471,11 @@ class _Walker:
             return  # a type written in a call (`map<str, int>()`) is not an expression
         found = self.typed[id(e)] = self.infer(e)
         self.types.append((e, found))
+
+
+def _narrowing(narrowed: dict[str, Binding]) -> dict[str, Binding]:
+    """A scope's entries for these narrowings (of names and field paths, kite.narrowing)."""
+    return {NARROWED + key: binding for key, binding in narrowed.items()}
 
 
 def _function_type(fn: n.FnDecl) -> n.TypeRef:

@@ -295,6 +295,33 @@ async def test_inlay_hints_give_each_let_its_type(client: LanguageClient):
     assert all(h.kind == types.InlayHintKind.Type for h in found)
 
 
+NARROWED = """module Narrowed
+
+fn plus_one(s: str) -> int
+    let parsed = parse_int(s)
+    if parsed != none
+        let next = parsed + 1
+        return next
+    let again = parsed
+    return 0
+"""
+
+
+async def test_hover_and_inlay_hints_show_a_narrowed_name_without_its_question_mark(client: LanguageClient):
+    path = ROOT / "narrowed.kite"
+    path.write_text(NARROWED)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(path.as_uri(), "kite", 1, NARROWED)))
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, 5, 19)))
+    assert found.contents.value.startswith("```kite\nparsed: int\n```")  # inside `if parsed != none`
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, 5, 26)))
+    assert "```kite\nparsed + 1: int\n```" in found.contents.value
+    found = await client.text_document_hover_async(types.HoverParams(**at(path, 7, 16)))
+    assert found.contents.value.startswith("```kite\nparsed: int?\n```")  # after the block
+    found = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        types.TextDocumentIdentifier(path.as_uri()), types.Range(types.Position(0, 0), types.Position(9, 0))))
+    assert [(h.position.line, h.position.character, h.label) for h in found] == [(3, 14, ": int?"), (5, 16, ": int"), (7, 13, ": int?")]
+
+
 async def test_signature_help_for_the_programs_functions_across_files_and_the_standard_library(client: LanguageClient):
     uri = CART_TEST.as_uri()
     typing = CART_TEST.read_text() + '\ntest "typing"\n    expect total(Order([], '

@@ -34,6 +34,7 @@ from kite.codegen.types import (
 )
 from kite.constants import order_constants
 from kite.csharp_words import PROGRAM_NAMESPACE
+from kite.narrowing import always_exits, ended_by, field_path, is_none, none_test, unchanged
 from kite.syntax import nodes as n
 
 KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
@@ -133,21 +134,6 @@ def _escape_unprintable(text: str) -> str:
     """Literal text (Kite's escapes, which the parser checked, are C#'s) with every character but printable ASCII
     written as a C# escape."""
     return PRINTABLE_ASCII.sub(lambda m: f"\\u{ord(m.group()):04X}" if ord(m.group()) <= 0xFFFF else f"\\U{ord(m.group()):08X}", text)
-
-
-def assigned_names(body) -> set[str]:
-    """Names assigned anywhere in these statements (nested blocks included)."""
-    return {s.target.name for s in n.walk_statements(body) if isinstance(s, n.Assign) and isinstance(s.target, n.Name)}
-
-
-def _unchanged(narrowed: dict[str, str], statements) -> dict[str, str]:
-    """The narrowings still true after these statements: those of names they never assign."""
-    changed = assigned_names(statements)
-    return {name: new for name, new in narrowed.items() if name not in changed}
-
-
-def always_exits(body) -> bool:
-    return bool(body) and isinstance(body[-1], (n.Return, n.Break, n.Continue))
 
 
 def declared_locals(module: n.Module) -> set[str]:
@@ -364,8 +350,7 @@ class _Writer:
         for statement in statements:
             # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
             narrowed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings]
-            assigned = assigned_names([statement]) if narrowed else set()
-            changed = [key for key in narrowed if key.split(".")[0] in assigned]
+            changed = ended_by(statement, narrowed)
             assigns = isinstance(statement, n.Assign)
             for name in changed if not assigns else ():
                 del self.scopes[-1][name]
@@ -438,7 +423,7 @@ class _Writer:
             chained = chained or not always_exits(body)
             if not chained:  # the rest of the block drops a narrowing where it assigns the name (body())
                 later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ())
-                self.scopes[-1].update(_unchanged(known_false, later))
+                self.scopes[-1].update(unchanged(known_false, later))
         if s.orelse is not None:
             self.emit("else")
             self.body(s.orelse, known_false)
@@ -446,7 +431,7 @@ class _Writer:
     def expect(self, s: n.Expect) -> None:
         source = string_literal(s.source)
         e = s.expr
-        if isinstance(e, n.Binary) and e.op == "==" and not _is_none(e.left) and not _is_none(e.right):
+        if isinstance(e, n.Binary) and e.op == "==" and not is_none(e.left) and not is_none(e.right):
             self.emit(f"{RUNTIME}.ExpectEqual({self.expr(e.left)}, {self.expr(e.right, typed=True)}, {source});")
         else:
             self.emit(f"{RUNTIME}.Expect({self.expr(e)}, {source});")
@@ -455,23 +440,24 @@ class _Writer:
 
     def condition(self, e):
         """C# text, and the names narrowed when it is true / when it is false."""
-        if isinstance(e, n.Binary) and e.op in ("==", "!=") and _is_none(e.left) and _is_none(e.right):
+        if isinstance(e, n.Binary) and e.op in ("==", "!=") and is_none(e.left) and is_none(e.right):
             return ("true" if e.op == "==" else "false"), {}, {}  # C# has no `null is null`
-        if isinstance(e, n.Binary) and e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right)):
-            subject = e.right if _is_none(e.left) else e.left
-            pattern = "{}" if e.op == "!=" else "not {}"
+        test = none_test(e)
+        if test is not None:
+            subject, not_none = test
+            pattern = "{}" if not_none else "not {}"
             # A name narrowed already is tested as declared: C# refuses `is null` on the int a narrowed int? became.
             path = self.field_path(subject)
             tested = self.unnarrowed(subject.name) if isinstance(subject, n.Name) else None
             if tested is None:
                 tested = self.member(subject) if path is not None else self.expr(subject)
-            if (isinstance(subject, n.Name) and not _is_none(subject)) or path is not None:
+            if isinstance(subject, n.Name) or path is not None:
                 new = generated_name(subject.name, next(self.fresh_numbers))
                 self.narrowings.add(new)
                 narrowed = {path or subject.name: new}
                 text = f"{tested} is {pattern} {new}"
-                return (f"({text})", narrowed, {}) if e.op == "!=" else (f"({text})", {}, narrowed)
-            return f"({tested} is {'not null' if e.op == '!=' else 'null'})", {}, {}
+                return (f"({text})", narrowed, {}) if not_none else (f"({text})", {}, narrowed)
+            return f"({tested} is {'not null' if not_none else 'null'})", {}, {}
         if isinstance(e, n.Binary) and e.op in ("and", "or"):
             # One chain, one flat C# expression: each term sees what the terms before it narrowed.
             operations = n.chain(e)
@@ -510,15 +496,8 @@ class _Writer:
         return f"{self.expr(e.target, leading=True)}.{self.member_name(e.name)}"
 
     def field_path(self, e) -> str | None:
-        """`order.item.price` when it reads fields of the program's records from a local name, which nothing can
-        change but assigning that name: a none-test narrows it as it narrows a name. None for anything else."""
-        names: list[str] = []
-        while isinstance(e, n.Member) and e.name in self.symbols.members:
-            names.append(e.name)
-            e = e.target
-        if not names or not isinstance(e, n.Name) or self.local(e.name) is None:
-            return None
-        return ".".join([e.name, *reversed(names)])
+        """A field path a none-test narrows (kite.narrowing): of the unit's fields, from a local in scope here."""
+        return field_path(e, self.symbols.members, lambda name: self.local(name) is not None)
 
     def narrowed_path(self, e: n.Member) -> str | None:
         """The pattern variable of a narrowed field path, unless a later binding (a lambda parameter) hides its root."""
@@ -644,7 +623,7 @@ class _Writer:
         return "@" + name if name in CSHARP_KEYWORDS else name
 
     def binary(self, e: n.Binary) -> str:
-        if e.op in ("and", "or") or (e.op in ("==", "!=") and (_is_none(e.left) or _is_none(e.right))):
+        if e.op in ("and", "or") or (e.op in ("==", "!=") and (is_none(e.left) or is_none(e.right))):
             return self.condition(e)[0]
         if e.op in ARITHMETIC:
             return self.arithmetic_chain(e)
@@ -802,8 +781,4 @@ def _holds_collection(type_: n.TypeRef) -> bool:
 
 def _target_typed(e) -> bool:
     """C# gives it a type from where it stands (`none`, `[]`, a lambda): it cannot be a generic method's argument."""
-    return _is_none(e) or isinstance(e, (n.ListLiteral, n.Lambda))
-
-
-def _is_none(e) -> bool:
-    return isinstance(e, n.Literal) and e.kind == "none"
+    return is_none(e) or isinstance(e, (n.ListLiteral, n.Lambda))

@@ -194,14 +194,16 @@ def hover(parsed: Parsed, line: int, column: int) -> str | None:
     if found is not None and not (isinstance(found[0], n.Name) and binding is not None):
         e, t = found
         typed = f"```kite\n{parsed.text_of(e)}: {type_text(t)}\n```"
-    about = _name_hover(parsed, word, binding) if word is not None else None
+    # A local read here has the type the pass gives this read: without `?` where a none-test narrowed it.
+    read = found[1] if found is not None and isinstance(found[0], n.Name) and found[0].name == word else None
+    about = _name_hover(parsed, word, binding, read) if word is not None else None
     return "\n".join(part for part in (typed, about) if part) or None
 
 
-def _name_hover(parsed: Parsed, word: str, binding: Binding | None) -> str | None:
+def _name_hover(parsed: Parsed, word: str, binding: Binding | None, read: n.TypeRef | None = None) -> str | None:
     if binding is not None:
         kind = {"mut": "let mut", "param": "parameter", "loop": "for", "lambda": "lambda parameter", "const": "let (constant)"}.get(binding.kind, binding.kind)
-        return f"```kite\n{word}: {binding_type(binding)}\n```\n{kind}"
+        return f"```kite\n{word}: {type_text(read) if read is not None else binding_type(binding)}\n```\n{kind}"
     if word in parsed.functions:
         return f"```kite\n{fn_signature(parsed.functions[word])}\n```"
     if word in parsed.types:
