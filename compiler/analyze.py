@@ -14,6 +14,7 @@ IMMUTABLE_KINDS = {"let", "const", "param", "loop", "lambda"}
 # A scope holds a narrowing (kite.narrowing) of a name or field path under the key NARROWED + it, which no name can
 # be: resolve() and the facts never see it, and a name declared in an inner scope hides it as C# would.
 NARROWED = "!"
+LOGICAL = frozenset(("and", "or", "not"))
 
 
 @dataclass
@@ -235,7 +236,7 @@ class _Walker:
             self.in_scope(body, narrowed={**known_false, **when_true})
             known_false.update(when_false)
             exits = exits and always_exits(body)
-            if exits:
+            if exits and known_false:  # nothing narrowed: no walk of the later branches for what they assign
                 later = [statement for _, other in s.branches[position + 1:] for statement in other] + list(s.orelse or ())
                 self.scopes[-1].update(_narrowing(unchanged(known_false, later)))
         if s.orelse is not None:
@@ -407,50 +408,55 @@ class _Walker:
     def expr(self, e, expected: n.TypeRef | None = None) -> None:
         """`expected`: the type the place of `e` declares (a typed let, a parameter, a field, a list's element),
         from which a lambda without parameter types takes them, as C# does."""
-        if isinstance(e, n.Lambda):
-            self.lambda_depth += 1
-            self.lambdas.append((e, self.lambda_depth))
-            self.scopes.append({})
-            target = expected if expected is not None and expected.name == "fn" and len(expected.args) == len(e.params) else None
-            params = tuple(p.type or (target.args[i] if target is not None else None) for i, p in enumerate(e.params))
-            for param, declared in zip(e.params, params):
-                self.declare(param.name, "lambda", param.line, param.column, declared)
-            self.expr(e.body)
-            at = (e.line, e.column)
-            returns = self.type_of(e.body) or n.TypeRef(*at, "?") if target is None or target.returns is not None else None
-            found = self.typed[id(e)] = n.TypeRef(*at, "fn", tuple(t or n.TypeRef(*at, "?") for t in params), returns=returns)
-            if self.every_type:
-                self.types.append((e, found))  # with its parameters in scope
-            self.scopes.pop()
-            self.lambda_depth -= 1
+        kind = type(e)  # node classes have no subclasses: one `is` each, not isinstance down the list (the hot walk)
+        if kind is n.Name:
+            self.resolved.append((e, self.resolve(e.name)))
+        elif kind is n.Lambda:
+            self.lambda_(e, expected)
             return
-        if isinstance(e, (n.Binary, n.Unary)) and e.op in ("and", "or", "not"):
+        elif (kind is n.Binary or kind is n.Unary) and e.op in LOGICAL:
             self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
             return
-        if isinstance(e, n.Binary):
+        elif kind is n.Binary:
             operations = n.chain(e)
             self.expr(operations[0].left)
             for operation in operations:
                 self.expr(operation.right)
                 self.typed_as(operation)
             return
-        if isinstance(e, n.Name):
-            self.resolved.append((e, self.resolve(e.name)))
-        if isinstance(e, n.Call):
+        elif kind is n.Call:
             self.expr(e.func)
             places = self._parameter_types(e)
             for index, arg in enumerate(e.args):
                 self.expr(arg, places[index] if index < len(places) else None)
-        elif isinstance(e, n.ListLiteral):
+        elif kind is n.ListLiteral:
             element = expected.args[0] if expected is not None and expected.name == "list" and expected.args else None
             for item in e.items:
                 self.expr(item, element)
-        else:
+        elif kind is not n.Literal:
             for child in n.children(e):
                 self.expr(child)
-        if isinstance(e, n.Member):
-            self.members.append((e, self.type_of(e.target)))
-        self.typed_as(e)
+            if kind is n.Member:
+                self.members.append((e, self.type_of(e.target)))
+        if self.every_type:
+            self.typed_as(e)
+
+    def lambda_(self, e: n.Lambda, expected: n.TypeRef | None) -> None:
+        self.lambda_depth += 1
+        self.lambdas.append((e, self.lambda_depth))
+        self.scopes.append({})
+        target = expected if expected is not None and expected.name == "fn" and len(expected.args) == len(e.params) else None
+        params = tuple(p.type or (target.args[i] if target is not None else None) for i, p in enumerate(e.params))
+        for param, declared in zip(e.params, params):
+            self.declare(param.name, "lambda", param.line, param.column, declared)
+        self.expr(e.body)
+        at = (e.line, e.column)
+        returns = self.type_of(e.body) or n.TypeRef(*at, "?") if target is None or target.returns is not None else None
+        found = self.typed[id(e)] = n.TypeRef(*at, "fn", tuple(t or n.TypeRef(*at, "?") for t in params), returns=returns)
+        if self.every_type:
+            self.types.append((e, found))  # with its parameters in scope
+        self.scopes.pop()
+        self.lambda_depth -= 1
 
     def _parameter_types(self, e: n.Call) -> tuple[n.TypeRef | None, ...]:
         """What a call's arguments are declared as: a module function's parameters, a function-typed local's, a record's
