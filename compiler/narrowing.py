@@ -10,6 +10,9 @@ from collections.abc import Callable, Container
 from kite.syntax import nodes as n
 
 
+BLOCK_STATEMENTS = (n.If, n.While, n.For)  # the statements that hold others
+
+
 def is_none(e) -> bool:
     return isinstance(e, n.Literal) and e.kind == "none"
 
@@ -42,8 +45,8 @@ def assigned_names(body) -> set[str]:
 def ended_by(statement, narrowed) -> list[str]:
     """The narrowings (names, field paths) a statement ends: those whose name it assigns, in a nested block too. An
     assignment ends them once its value is read (`cur = next_value(cur)`), any other statement before it runs."""
-    if not narrowed:
-        return []  # nothing to end: no walk of the statement
+    if not narrowed or not isinstance(statement, (n.Assign, *BLOCK_STATEMENTS)):
+        return []  # nothing to end, or a statement that can assign nothing: no walk of it (it runs for every one)
     assigned = assigned_names([statement])
     return [key for key in narrowed if key.split(".")[0] in assigned]
 
