@@ -5,7 +5,7 @@
 The answers are made as benchmarks/find.py makes them (functions of samples/*.kite, picked at random), written to a
 temporary folder and graphed as `kite graph FOLDER` graphs it (in process: no interpreter start). Printed: files/s
 per wall second and per CPU second, cold (every file parsed) with Python's default collector and with the
-collector `kite graph` sets (kite.cli.common.collect_rarely), while --cache is filled, and with it warm; and the
+collector off, as `kite graph` has it (kite.cli.common.never_collect), while --cache is filled, and with it warm; and the
 shares of a cold graph spent parsing and indexing (the index alone, in ms a file). Target (issue 23): >= 1,000 files/s per core cold, >= 5,000 with the cache.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from find import sample_functions, write_answers  # beside this script
 
-from kite.cli.common import collect_rarely
+from kite.cli.common import never_collect
 from kite.graph.build import build
 from kite.graph.index import read_file
 from kite.search.cache import parse
@@ -40,7 +40,7 @@ def main() -> None:
         cache = str(Path(scratch) / "cache")
         wall, cpu = timed(lambda: build([str(folder)]))
         print(f"{'cold, default gc':16} {FILES / wall:8.0f} files/s wall  {FILES / cpu:8.0f} files/s CPU")
-        collect_rarely()  # as `kite graph` does
+        never_collect()  # as `kite graph` does
         for label, run in (("cold", lambda: build([str(folder)])),
                            ("filling --cache", lambda: build([str(folder)], cache)),
                            ("warm --cache", lambda: build([str(folder)], cache))):

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from kite.atomic import replacing_mode, write_atomically
-from kite.cli.common import collect_rarely, debugging, examples, exit_code, guarded
+from kite.cli.common import debugging, examples, exit_code, guarded, never_collect
 from kite.display import diff_name, visible
 from kite.errors import UnusableInput
 from kite.progress import say
@@ -39,7 +39,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
     from kite.pipeline import kite_files
     from kite.source import read_bytes, read_stdin
 
-    collect_rarely()
+    never_collect()
     if "-" in paths:
         if len(paths) > 1:
             raise UnusableInput("- (stdin) is formatted alone, not with other paths")

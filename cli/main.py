@@ -14,13 +14,13 @@ from kite import __version__, diagnostics as diag
 from kite.cli import emitters
 from kite.cli.common import (
     budget_option,
-    collect_rarely,
     compile_memory_option,
     compile_timeout_option,
     debugging,
     examples,
     exit_code,
     guarded,
+    never_collect,
     output_option,
     reveal_option,
     timeout_option,
@@ -395,7 +395,7 @@ def graph(paths, output_format, callers, callees, impact, cache_dir, jobs):
     symbols that do, and says on stderr which lines were left out. Exit 2 for a file that cannot be read."""
     from kite.cli.graph import run_graph
 
-    collect_rarely()
+    never_collect()
     sys.exit(run_graph(list(paths), output_format, {"callers": callers, "callees": callees, "impact": impact}, cache_dir, jobs))
 
 
@@ -417,7 +417,7 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
     unusable pattern or file (the other files are still searched)."""
     from kite.cli.find import run_find
 
-    collect_rarely()
+    never_collect()
     sys.exit(run_find(pattern, list(paths), context, output_format, jobs, cache_dir))
 
 

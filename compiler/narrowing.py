@@ -9,7 +9,6 @@ from collections.abc import Callable, Container
 
 from kite.syntax import nodes as n
 
-
 BLOCK_STATEMENTS = (n.If, n.While, n.For)  # the statements that hold others
 
 

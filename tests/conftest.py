@@ -22,14 +22,15 @@ def run_kite(args: list[str], cwd: Path):
     """`kite ARGS` in `cwd`, in this process (the .NET runtime boots once per test worker)."""
     from kite.cli.main import main
 
-    previous, collector = Path.cwd(), gc.get_threshold()
+    previous, collecting = Path.cwd(), gc.isenabled()
     os.chdir(cwd)
     try:
         return CliRunner().invoke(main, args, catch_exceptions=False)
     finally:
         os.chdir(previous)
-        gc.unfreeze()  # a batch command's collector settings (kite.cli.common.collect_rarely) end with it
-        gc.set_threshold(*collector)
+        gc.unfreeze()  # a batch command's collector settings (kite.cli.common.never_collect) end with it
+        if collecting:
+            gc.enable()
 
 
 def assert_snapshot(actual: str, expected_file: Path) -> None:
