@@ -310,3 +310,11 @@ def test_the_nodes_c_init_makes_what_the_dataclasses_init_makes(monkeypatch):
         with pytest.raises(TypeError):
             call()
     assert n.Name(3, 4, "x") == n.Name(3, 4, "x", end_line=3, end_column=4) and n.Name(3, 4, "x").end_column == 4
+
+
+def test_first_characters_under_the_grammars_flags_and_of_every_kind_of_item():
+    import re
+
+    assert lalr._first_characters("ab|[x-z]", re.IGNORECASE) == frozenset(map(ord, "aAxyzXYZ"))
+    assert lalr._first_characters(r"\d|[^a]", 0) == lalr.EVERY_CHARACTER - {ord("a")}
+    assert lalr._first_characters(r"[^\n]", 0) == lalr.EVERY_CHARACTER - {ord("\n")}

@@ -13,8 +13,10 @@ both ways and compares.
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
+import re
 
 # The regex engine's own parser and compiler (no stubs; sre_parse, their public name, warns it is deprecated): what
 # FirstCharacter reads a terminal's first characters with. A change in them makes every character a first one.
@@ -201,6 +203,7 @@ class FirstCharacter:
 EVERY_CHARACTER = frozenset(range(ASCII))
 
 
+@functools.cache  # the states' lexers share their terminals: each pattern is read once
 def _first_characters(pattern: str, flags: int) -> frozenset[int]:
     """The ASCII characters a match of `pattern` can start with (every one where it can match the empty text)."""
     try:
@@ -214,9 +217,8 @@ def _first_of(items, flags: int) -> tuple[set[int], bool]:
     """(the first characters of a sequence of the regex parser's items, whether it can match the empty text)."""
     first: set[int] = set()
     for op, argument in items:
-        if op in ONE_CHARACTER:  # compiled alone, with the pattern's flags, and asked about every ASCII character
-            one = re_compiler.compile(re_parser.SubPattern(re_parser.State(), [(op, argument)]), flags).match
-            first.update(code for code in range(ASCII) if one(chr(code)))
+        if op in ONE_CHARACTER:
+            first |= _one_character(op, argument, flags)
             return first, False
         if op is re_constants.SUBPATTERN and not argument[1] and not argument[2]:  # a group, no flags of its own
             inner, empty = _first_of(argument[3], flags)
@@ -236,6 +238,19 @@ def _first_of(items, flags: int) -> tuple[set[int], bool]:
         if not empty:
             return first, False
     return first, True
+
+
+def _one_character(op, argument, flags: int) -> set[int] | frozenset[int]:
+    """The ASCII characters one item matches: read off a literal or a set of literals and ranges (most terminals),
+    else the item compiled alone, with the pattern's flags, and asked about every ASCII character."""
+    if not flags & re.IGNORECASE:
+        if op is re_constants.LITERAL:
+            return {argument} if argument < ASCII else set()
+        if op is re_constants.IN and all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
+            return {code for item_op, value in argument
+                    for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1)) if code < ASCII}
+    one = re_compiler.compile(re_parser.SubPattern(re_parser.State(), [(op, argument)]), flags).match
+    return {code for code in range(ASCII) if one(chr(code))}
 
 
 ONE_CHARACTER = (re_constants.LITERAL, re_constants.NOT_LITERAL, re_constants.IN, re_constants.ANY, re_constants.CATEGORY)
