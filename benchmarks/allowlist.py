@@ -20,9 +20,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    from kite.pipeline import Unit, find_units, front_end, generate_unit
+    from kite.pipeline import front_end, generate_unit
     from kite.session import Session
     from kite.source import decode
+    from kite.units import Unit, find_units
 
     checker = Session()
     roslyn = checker.roslyn

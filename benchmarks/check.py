@@ -77,9 +77,9 @@ def cold_check_seconds(path: Path) -> float:
 
 
 def main() -> None:
-    from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
+    from kite.units import Unit
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "orders.kite"

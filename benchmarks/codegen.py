@@ -10,8 +10,9 @@ import time
 
 from front_end import program
 
-from kite.pipeline import Unit, generate_unit, kite_layer
+from kite.pipeline import generate_unit, kite_layer
 from kite.source import decode
+from kite.units import Unit
 
 
 def seconds(text: str) -> tuple[float, float]:

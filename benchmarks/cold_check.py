@@ -26,7 +26,7 @@ def phase(name, started):
     started[:] = [time.process_time(), time.perf_counter()]
 started = [time.process_time(), time.perf_counter()]
 from kite.cli import main as cli  # every Python import `kite check` makes
-from kite.pipeline import Unit
+from kite.units import Unit
 from kite.session import Session
 from kite.source import SourceFile
 phase("Python imports", started)

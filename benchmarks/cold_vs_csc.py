@@ -69,9 +69,9 @@ def csc_command(folder: Path, sources: list[str]) -> list[str]:
 
 def main() -> None:
     from kite.dotnet.packages import READY_TO_RUN_SWITCH
-    from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
+    from kite.units import Unit
 
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)

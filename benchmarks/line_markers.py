@@ -12,8 +12,9 @@ import statistics
 import time
 from pathlib import Path
 
-from kite.pipeline import find_units, generate_unit, kite_layer
+from kite.pipeline import generate_unit, kite_layer
 from kite.session import Session
+from kite.units import find_units
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SPAN = re.compile(r"#line \((\d+), \d+\) - \(\d+, \d+\) \d+ ")

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
 from test_chains import program
 
-from kite import pipeline
+from kite import pipeline, units
 from kite.codegen.csharp import UnitSymbols, generate
 from kite.dotnet.compile_worker import shared_worker
 from kite.format import format_text
@@ -47,7 +47,7 @@ def roslyn() -> None:
         for terms in (1250, 2500, 5000):
             path = Path(folder) / "mixed.kite"
             path.write_text("module Mixed\n\nfn f(a: int) -> int\n    return " + " - ".join(["a * 2 + 1"] * terms) + "\n")
-            unit = pipeline.find_units([str(path)])[0].read()
+            unit = units.find_units([str(path)])[0].read()
             _, _, modules = pipeline.front_end(unit)
             name, csharp = pipeline.generate_unit(unit, modules).sources[0]
             worker.check([(name, csharp)], 300)  # the JIT's first pass

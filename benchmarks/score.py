@@ -179,11 +179,11 @@ def sandboxed_start_ms(session, body: str, count: int) -> float:
 def breakdown(count: int, tasks: int) -> None:
     """One answer's CPU, part by part and process by process, one answer at a time (no overlap), against the floor
     of one sandboxed .NET start: two idle cores give at most 2 / (the sum) answers per second."""
-    from kite.pipeline import Unit
     from kite.scoring.grading import assemble, prepare
     from kite.scoring.tasks import TaskFolder
     from kite.session import Session
     from kite.source import SourceFile
+    from kite.units import Unit
 
     parts = {"read the answer, write its result (this process)": 0.0,
              "Kite layer, C# for the check, IPC (this process)": 0.0,

@@ -16,10 +16,11 @@ import time
 import front_end
 
 from kite.cli.emitters.text import diagnostics_text
-from kite.pipeline import Unit, front_end as kite_layer_of, generate_unit, merge
+from kite.pipeline import front_end as kite_layer_of, generate_unit, merge
 from kite.session import Session
 from kite.source import decode
 from kite.syntax.frontend import read_syntax
+from kite.units import Unit
 
 # Per function: KT003 twice, KT002, KT006, two CS0029, three KT004 leaks, KT001.
 FUNCTION = '''fn Step{i}(xs: list<int>) -> int

@@ -56,10 +56,10 @@ test "after the kill"
 
 
 def answers_per_second(count: int, *, sandboxed: bool, ahead: bool) -> tuple[float, str, int]:
-    from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
     from kite.testing.limits import Limits
+    from kite.units import Unit
 
     units = [Unit(decode(f"answer{n}.kite", PROGRAM.format(n=n).encode())) for n in range(count)]
     with Session(limits=Limits(timeout_seconds=1.0), sandboxed=sandboxed, processes_ahead=1 if ahead else 0) as session:
@@ -73,10 +73,10 @@ def answers_per_second(count: int, *, sandboxed: bool, ahead: bool) -> tuple[flo
 
 
 def timeout_cost() -> tuple[float, float]:
-    from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
     from kite.testing.limits import Limits
+    from kite.units import Unit
 
     with Session(limits=Limits(timeout_seconds=1.0)) as session:
         session.test(Unit(decode("warm.kite", PROGRAM.format(n=0).encode())))

@@ -29,9 +29,9 @@ def kite_check_seconds(path: Path, *options: str) -> float:
 
 def main() -> None:
     from kite.dotnet.stdlib import stdlib_source
-    from kite.pipeline import Unit
     from kite.session import Session
     from kite.source import decode
+    from kite.units import Unit
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "orders.kite"

@@ -36,8 +36,8 @@ def fmt(paths, check_only, show_diff, stdin_filename):
     every file is formatted (or, with --check or --diff, already was), 1 when one had a syntax error (or would
     change), 2 for unusable input (the other files are still formatted), 3 for a bug in kite."""
     from kite.format import NotKite, format_bytes
-    from kite.pipeline import kite_files
     from kite.source import read_bytes, read_stdin
+    from kite.units import kite_files
 
     never_collect()
     if "-" in paths:

@@ -139,8 +139,8 @@ def check(paths, layer, output_format, strict, new_only, state_path, apply_fixes
     """Check Kite files or folders (*.kite, recursively).
 
     Exit 0 if no errors, 1 if any, 2 for unusable input (the other files are still checked), 3 for a bug in kite."""
-    from kite.pipeline import find_units
     from kite.session import Session, UnitReport
+    from kite.units import find_units
 
     if new_only != (state_path is not None):
         raise UnusableInput("--new-only and --state go together")
@@ -209,8 +209,8 @@ def built(program: str, output: str, compile_timeout: float, debug: bool = False
     """PROGRAM built into OUTPUT: its one report (what the layers found, the assembly or the problem)."""
     from pathlib import Path
 
-    from kite.pipeline import UnitSource
     from kite.session import Session, UnitReport
+    from kite.units import UnitSource
 
     def build_unit(unit):
         done = session.build(unit, Path(output), debug=debug)
@@ -287,10 +287,10 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
     bubblewrap is missing (unless --no-sandbox), 3 for a bug in kite."""
     import dataclasses
 
-    from kite.pipeline import find_units, kite_files
     from kite.session import Session, UnitReport
     from kite.testing.limits import Limits
     from kite.testing.outcomes import conceal
+    from kite.units import find_units, kite_files
 
     sources = find_units(list(paths) or ["."])
     hidden = [str(path) for path in kite_files(test_paths)]

@@ -32,8 +32,6 @@ from kite.pipeline import (
     CheckResult,
     Compiled,
     ItemCache,
-    Unit,
-    UnitSource,
     front_end,
     generate_for_debugger,
     generate_unit,
@@ -45,6 +43,7 @@ from kite.pipeline import (
 from kite.rules import kt010_compile_budget
 from kite.testing.limits import Limits
 from kite.testing.outcomes import DOES_NOT_COMPILE, TestCase, TestOutcome, TestReport
+from kite.units import Unit, UnitSource
 
 if TYPE_CHECKING:  # the worker (its sandbox, its pool) is imported when a test first runs: `kite check` never needs it
     from kite.pipeline import SyntaxResult

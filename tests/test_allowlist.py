@@ -10,9 +10,9 @@ import pytest
 
 from conftest import ARTICLE, FIXTURES, REPO
 from kite.dotnet.roslyn import WITHOUT_REFERENCES, Allowlist
-from kite.pipeline import Unit, find_units
 from kite.session import Session
 from kite.source import SourceFile
+from kite.units import Unit, find_units
 
 CORPUS_SEED = 20261130
 CORPUS_MEMBERS = 300

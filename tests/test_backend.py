@@ -14,8 +14,8 @@ from conftest import ARTICLE, FIXTURES, MESSAGES, REPO, assert_snapshot, run_kit
 from kite import standard_library
 from kite.dotnet.stdlib import STDLIB_FILE, stdlib_source
 from kite.errors import ToolchainError
-from kite.pipeline import find_units
 from kite.session import Session
+from kite.units import find_units
 
 GOLDEN = REPO / "tests" / "golden"
 COMPILER_LINE = re.compile(r"^([^ ]+\(\d+\): (?:error|warning) (?:CS|CA)\d+):.*$")

@@ -14,10 +14,11 @@ from conftest import FIXTURES, run_kite
 from kite.csharp_words import in_kite_words
 from kite.diagnostics import Diagnostic, Layer, Severity, ordered
 from kite.dotnet.compile_worker import CompileWorker, shared_worker
-from kite.pipeline import ANYWHERE, QUOTED_NAME, RESTATES, SAME_PROBLEM, Unit, merge, names_the_same
+from kite.pipeline import ANYWHERE, QUOTED_NAME, RESTATES, SAME_PROBLEM, merge, names_the_same
 from kite.session import Session
 from kite.source import MAX_SOURCE_BYTES, MAX_SOURCE_LINES, decode
 from kite.syntax.frontend import SyntaxResult
+from kite.units import Unit
 
 FILES = ("a.kite", "a.test.kite")
 KITE_IDS = sorted(SAME_PROBLEM)
@@ -202,7 +203,7 @@ def test_emit_has_the_budget_too():
 
 def test_a_kite_killed_mid_compile_takes_its_compile_with_it():
     script = (
-        "import sys; from kite.pipeline import Unit; from kite.session import Session; from kite.source import read; "
+        "import sys; from kite.units import Unit; from kite.session import Session; from kite.source import read; "
         f"checker = Session(compile_timeout=3600); checker.check(Unit(read({str(BOMB.parent / 'ok_shallow_lambdas.kite')!r}))); "
         f"print(checker.compiler.process.pid, flush=True); checker.check(Unit(read({str(BOMB)!r})))"
     )

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import FIXTURES, REPO, run_kite
 from kite.diagnostics import Severity
-from kite.pipeline import find_units
 from kite.session import Session
+from kite.units import find_units
 
 PLACES = [REPO / "samples", REPO / "tests" / "meaning", REPO / "tests" / "golden", FIXTURES]
 MAIN = re.compile(r"^fn main\(\)\s*$", re.MULTILINE)

@@ -108,9 +108,10 @@ def test_every_sample_and_hostile_program_emits_the_same_image_without_nullable_
     from kite import diagnostics as diag
     from kite.dotnet.roslyn import _compilation, _emit
     from kite.dotnet.stdlib import compile_stdlib
-    from kite.pipeline import Unit, generate_unit
+    from kite.pipeline import generate_unit
     from kite.session import Session
     from kite.source import SourceFile
+    from kite.units import Unit
 
     stdlib = compile_stdlib(roslyn)
     compared = 0

@@ -11,9 +11,9 @@ import pytest
 
 from conftest import REPO
 from kite.diagnostics import Severity
-from kite.pipeline import Unit
 from kite.session import Session
 from kite.source import SourceFile
+from kite.units import Unit
 
 # .NET types the program below calls itself: a type of the program with one of these names is what its own call
 # constructs (the program's choice, LANGUAGE.md section 3), so they take only the module's role.

@@ -10,10 +10,11 @@ import pytest
 from conftest import REPO
 from kite.codegen.csharp import UnitSymbols, generate
 from kite.diagnostics import Severity
-from kite.pipeline import Unit, find_units, generate_unit
+from kite.pipeline import generate_unit
 from kite.session import Session
 from kite.source import SourceFile, decode
 from kite.syntax.frontend import read_syntax
+from kite.units import Unit, find_units
 
 MEANING = REPO / "tests" / "meaning"
 

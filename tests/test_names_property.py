@@ -11,10 +11,10 @@ from lark.lexer import PatternStr
 from kite import standard_library
 from kite.codegen.types import CSHARP_KEYWORDS, GENERATED_MEMBERS
 from kite.diagnostics import Severity
-from kite.pipeline import Unit
 from kite.session import Session
 from kite.source import SourceFile
 from kite.syntax.parser import lark_parser
+from kite.units import Unit
 
 KITE_KEYWORDS = sorted(
     t.pattern.value for t in lark_parser().terminals if isinstance(t.pattern, PatternStr) and t.pattern.value.isalpha()

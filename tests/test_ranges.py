@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import ARTICLE, REPO
-from kite.pipeline import UnitSource
 from kite.session import Session
+from kite.units import UnitSource
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from conftest import REPO, run_kite
-from kite.pipeline import find_units
 from kite.session import Session
+from kite.units import find_units
 
 UNITS = [source.read() for source in find_units([str(REPO / "samples")])]
 WITH_TESTS = [unit for unit in UNITS if any("\ntest " in source.text for source in unit.sources)]

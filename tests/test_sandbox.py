@@ -17,13 +17,14 @@ import pytest
 from conftest import ARTICLE, REPO, run_kite
 from kite.cli.emitters import json_document as json_emitter, junit as junit_emitter, text as text_emitter
 from kite.dotnet.runtime import RUNTIME_CONFIG
-from kite.pipeline import CheckResult, Unit
+from kite.pipeline import CheckResult
 from kite.session import Session, UnitReport
 from kite.source import decode, read
 from kite.testing import sandbox as sandbox_module
 from kite.testing.limits import Limits
 from kite.testing.outcomes import TestCase, TestReport
 from kite.testing.worker import TAMPERED, ProcessPool, TestRequest, run_answer
+from kite.units import Unit
 
 HOSTILE = REPO / "tests" / "hostile"
 RAW = HOSTILE / "raw"

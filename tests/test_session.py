@@ -12,8 +12,9 @@ from kite import session as session_module
 from kite.cli.common import exit_code
 from kite.cli.main import units_exit_code
 from kite.diagnostics import Diagnostic, Layer, Severity
-from kite.pipeline import CheckResult, UnitSource, find_units
+from kite.pipeline import CheckResult
 from kite.session import Session, UnitReport
+from kite.units import UnitSource, find_units
 
 
 @pytest.fixture(scope="module")

@@ -44,8 +44,8 @@ def test_a_compile_process_started_by_a_thread_outlives_the_thread():
 
 
 def test_a_session_judges_answers_on_two_threads_as_it_does_one_by_one():
-    from kite.pipeline import Unit
     from kite.session import Session
+    from kite.units import Unit
 
     hidden = SourceFile("adder.test.kite", 'module Adder\n\ntest "adds"\n    expect add(2, 3) == 5\n')
     answers = [f"module Adder\n\nfn add(a: int, b: int) -> int\n    return a {op} b\n" for op in ("+", "*", "-", "+")]

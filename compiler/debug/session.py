@@ -20,9 +20,10 @@ from kite.debug.engine import Engine, EngineError, EngineFiles, build_engine, re
 from kite.debug.evaluate import EvaluationError, Evaluator
 from kite.dotnet.packages import dotnet_executable
 from kite.errors import UnusableInput
-from kite.pipeline import find_units, front_end
+from kite.pipeline import front_end
 from kite.source import open_regular
 from kite.spawn import wait_dead
+from kite.units import find_units
 
 SCOPE_BASE = 1 << 20  # a frame's Locals scope reference: SCOPE_BASE + frame index; the engine's own refs are below
 MAX_MICRO_STEPS = 10_000  # engine steps one `next` may take through generated code before it stops anyway

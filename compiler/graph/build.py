@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from kite.errors import UnusableInput
 from kite.graph.cache import IndexCache, from_lines, to_lines
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
-from kite.pipeline import UnitSource, kite_files
 from kite.search.cache import parse
 from kite.source import SourceFile, read
 from kite.spawn import process_executor
 from kite.standard_library import FUNCTIONS
+from kite.units import UnitSource, kite_files
 
 QUERIES = ("callers", "callees", "impact")
 # Files a worker indexes per request, as kite find's batches: the round trip cheap, the workers finishing together.

@@ -31,12 +31,13 @@ from kite.errors import ToolchainError, UnusableInput
 from kite.graph.build import index_source
 from kite.graph.index import Workspace
 from kite.lsp import features, workspace as across
-from kite.pipeline import CheckResult, Unit, find_units, kite_files
+from kite.pipeline import CheckResult
 from kite.session import Session
 from kite.source import NotUnicode, SourceFile, decode
 from kite.syntax import nodes as n
 from kite.syntax.frontend import ItemCache
 from kite.syntax.rules import SYNTAX
+from kite.units import Unit, find_units, kite_files
 
 STATUS_COMMAND = "kite.status"
 RELEASED = "kite: the C# compiler process was stopped"

@@ -150,7 +150,7 @@ def judge(session, request: CodeRequest) -> dict:
 
 
 def judge_kite(session, request: CodeRequest) -> dict:
-    from kite.pipeline import Unit
+    from kite.units import Unit
 
     program = SourceFile(PROGRAM_PATH, request.text)
     tests = tuple(SourceFile(path, text) for path, text in request.tests)

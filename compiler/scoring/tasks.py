@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kite.errors import UnusableInput
-from kite.pipeline import TEST_SUFFIX
 from kite.scoring import signatures
 from kite.scoring.fragments import MODULE_LINE
 from kite.source import MAX_SOURCE_BYTES, SourceFile, decode, read, read_regular
 from kite.syntax.frontend import read_syntax
+from kite.units import TEST_SUFFIX
 
 # A task id names one folder inside TASKS_DIR: no separators, no "..", nothing hidden.
 TASK_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")

@@ -18,7 +18,6 @@ import itertools
 from dataclasses import dataclass
 
 from kite.errors import UnusableInput
-from kite.pipeline import kite_files
 from kite.search.cache import ParseCache, parse
 from kite.search.match import find_matches
 from kite.search.pattern import Pattern
@@ -26,6 +25,7 @@ from kite.search.spans import Spans
 from kite.source import SourceFile, read
 from kite.spawn import process_executor
 from kite.syntax import nodes as n
+from kite.units import kite_files
 
 COMPOUND = (n.Binary, n.Unary, n.Lambda)
 # Files a worker process searches per request: enough to make the round trip cheap, few enough that the workers

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from kite import __version__
 from kite.atomic import write_atomically
 from kite.diagnostics import Layer
-from kite.pipeline import Unit
 from kite.scoring.tasks import AUGMENTED, Task, TaskFolder, is_augmented
 from kite.source import SourceFile
 from kite.syntax import nodes as n
@@ -24,6 +23,7 @@ from kite.tasks.inputs import Input
 from kite.tasks.mutation import MutantResult, TaskMutation, each_task, mutate_task
 from kite.tasks.probe import Evidence, free_prefix, task_evidence
 from kite.tasks.values import Writer, key, traits
+from kite.units import Unit
 
 DIVERSE_EXPECTS = 8  # added after the set cover, for traits no test input has: a task whose tests kill every mutant gains too
 TEST_PREFIX = "augmented: "

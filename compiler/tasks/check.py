@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from kite import diagnostics as diag
 from kite.errors import NoTests, UnusableInput
-from kite.pipeline import Unit
 from kite.scoring.tasks import PROMPT, SOLUTION, Task, TaskFolder
 from kite.syntax import nodes as n
+from kite.units import Unit
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from kite.diagnostics import Layer
 from kite.display import diff_name
 from kite.errors import UnusableInput
-from kite.pipeline import Unit
 from kite.scoring.tasks import Task, TaskFolder
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 from kite.tasks import DEFAULT_MAX_INPUTS, DEFAULT_MAX_MUTANTS
 from kite.tasks.mutants import Mutant, mutants, sample
 from kite.tasks.probe import Evidence, task_evidence
+from kite.units import Unit
 
 KILLED = ("killed", "timeout")  # a time-out kills a mutant too: it did not give the original's answers in time
 

@@ -17,12 +17,12 @@ from decimal import Decimal
 from functools import cached_property
 
 from kite.diagnostics import Layer
-from kite.pipeline import Unit
 from kite.scoring.tasks import Task, is_augmented
 from kite.source import SourceFile
 from kite.syntax.frontend import read_syntax
 from kite.tasks.inputs import Input, TaskInputs, task_inputs
 from kite.tasks.values import Declarations, KiteType, NotAValue, Writer, decoded, shown, writable
+from kite.units import Unit
 
 MARK = "⟦kite⟧"  # before each result; a str result escapes it, so it is found once
 OUTSIDE = "outside"  # printed after the mark instead of a result: the input breaks the function's precondition
