@@ -31,7 +31,7 @@ TEST_SUFFIX = ".test.kite"
 RECOVERED = ("recovered_line_", "RecoveredLine")
 ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
 ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
-LEAVES = (n.Name, n.Literal)  # nodes without children
+LEAVES = frozenset((n.Name, n.Literal))  # nodes without children
 
 
 class Range(NamedTuple):
@@ -191,16 +191,20 @@ class _Reader:
         for item, source in sources:  # one walk: what is called, the types named
             parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
             for part, part_source in parts:
-                pending = [part]
-                while pending:  # as n.descendants, in source order, but never into a name or a literal: nothing there
-                    node = pending.pop()
-                    if isinstance(node, n.TypeRef):
+                pending: list = [part]
+                pop, extend = pending.pop, pending.extend
+                while pending:  # as n.descendants, in source order
+                    node = pop()
+                    kind = type(node)
+                    if kind is n.TypeRef:
                         type_names.append((node, part_source))
                         if not node.args and node.returns is None:
                             continue  # most types (`int`, `Item`): nothing inside
-                    elif isinstance(node, n.Call):
+                    elif kind is n.Call:
                         called.add(id(node.func))
-                    pending.extend([child for child in reversed(n.children(node)) if type(child) not in LEAVES])
+                    elif kind in LEAVES:
+                        continue  # a name or a literal: nothing inside
+                    extend(reversed(n.children(node)))
         starts = [(item.line, item.column) for item, _ in sources]
 
         def source_at(node) -> str | None:
