@@ -22,15 +22,12 @@ def run_kite(args: list[str], cwd: Path):
     """`kite ARGS` in `cwd`, in this process (the .NET runtime boots once per test worker)."""
     from kite.cli.main import main
 
-    previous, collecting = Path.cwd(), gc.isenabled()
+    previous = Path.cwd()
     os.chdir(cwd)
     try:
         return CliRunner().invoke(main, args, catch_exceptions=False)
     finally:
         os.chdir(previous)
-        gc.unfreeze()  # a batch command's collector settings (kite.cli.common.never_collect) end with it
-        if collecting:
-            gc.enable()
 
 
 def assert_snapshot(actual: str, expected_file: Path) -> None:
@@ -58,6 +55,18 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.stem not in WITHOUT_DOTNET and item.get_closest_marker("no_dotnet") is None:
             item.add_marker(pytest.mark.dotnet)
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_it_was():
+    """A batch command run in this process (kite.cli.common.never_collect) freezes the heap and turns the collector
+    off, however it was run (run_kite, a CliRunner, main()): every test starts with the collector the one before had."""
+    collecting, thresholds = gc.isenabled(), gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+    if collecting:
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)
