@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
+
+from kite.source import refuse_unless_regular
 
 
 def replacing_mode(path: Path) -> int:
@@ -13,9 +16,19 @@ def replacing_mode(path: Path) -> int:
     return os.stat(path).st_mode & 0o1777
 
 
+def regular_destination(path: Path) -> Path:
+    """The regular file a write to `path` creates or replaces: through a symbolic link, the file it names (the link
+    stays a link); a device, a FIFO, a socket or a folder is refused (one line), since replacing /dev/null with a
+    regular file breaks it for every process, and opening a FIFO with no reader never returns."""
+    with contextlib.suppress(OSError):  # nothing there yet, or not reachable: the write itself says why
+        refuse_unless_regular(str(path), os.stat(path).st_mode, "a regular file", does="writes")
+    return Path(os.path.realpath(path))
+
+
 def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Readers see the old file or the whole new one, never a part: processes starting together (a cluster's workers,
     parallel test runs) share kite's cache folder."""
+    path = regular_destination(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -155,13 +155,13 @@ def open_regular(path: str, expected: str) -> int:
     return fd
 
 
-def refuse_unless_regular(path: str, mode: int, expected: str) -> None:
+def refuse_unless_regular(path: str, mode: int, expected: str, does: str = "reads") -> None:
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
         raise UnusableInput(f"{path}: is a directory, not {expected}")
     kind = next((name for test, name in NOT_REGULAR if test(mode)), "not a regular file")
-    raise UnusableInput(f"{path}: {kind}, not {expected} (kite reads regular files only)")
+    raise UnusableInput(f"{path}: {kind}, not {expected} (kite {does} regular files only)")
 
 
 def read_regular(path: str, expected: str, limit: int) -> bytes:

@@ -264,3 +264,32 @@ def test_check_and_test_read_stdin_as_a_file_named_stdin(batch, command, out):
     assert CliRunner().invoke(main, command, input=b"").output == "kite: error: <stdin>: empty file\n"
     refused = CliRunner().invoke(main, ["check", "--fix", "-"], input=program.encode())
     assert refused.exit_code == 2 and "--fix rewrites files" in refused.output
+
+
+@pytest.mark.parametrize("command", [["rewrite", "len($X)", "--to", "count($X)", "good.kite", "-o", "out"],
+                                     ["score", "run.jsonl", "--field", "text", "-o", "out"]])
+def test_an_output_that_is_a_fifo_is_refused_and_stays_a_fifo(batch, command):
+    """A plan was renamed over the FIFO (over /dev/null as root: the device gone for every process), and kite score
+    waited in open() for a reader that never came."""
+    import stat
+
+    (batch / "run.jsonl").write_text('{"text": "no code here"}\n')
+    os.mkfifo(batch / "out")
+    reader = os.open(batch / "out", os.O_RDONLY | os.O_NONBLOCK)  # the old open() returns: a failure, not a hang
+    try:
+        result = run_kite(command, batch)
+    finally:
+        os.close(reader)
+    assert (result.exit_code, result.stderr) == (2, "kite: error: out: a FIFO, not a regular file (kite writes regular files only)\n")
+    assert stat.S_ISFIFO(os.lstat(batch / "out").st_mode)
+
+
+@pytest.mark.parametrize("command", [["fmt", "link.kite"], ["check", "--fix", "--layer", "kite", "link.kite"]])
+def test_a_file_rewritten_through_a_link_is_the_file_the_link_names(batch, command):
+    """The link was replaced by a formatted copy, and the file it named was left as it was."""
+    text = "module A\n\n\n\nfn f() -> int\n    let mut x = 1\n    return x\n"
+    (batch / "real.kite").write_text(text)
+    (batch / "link.kite").symlink_to("real.kite")
+    run_kite(command, batch)
+    assert (batch / "link.kite").is_symlink()
+    assert (batch / "real.kite").read_text() != text

@@ -6,6 +6,7 @@ import fcntl
 import json
 from pathlib import Path
 
+from kite.atomic import regular_destination
 from kite.errors import UnusableInput
 from kite.scoring.grading import SCHEMA_VERSION
 
@@ -40,7 +41,7 @@ def locked_results(out: Path):
     """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
     interleave their lines and the summary would count answers twice."""
     try:
-        results = open(out, "a", encoding="utf-8")  # noqa: SIM115 -- held open for the whole run; the caller closes it
+        results = open(regular_destination(out), "a", encoding="utf-8")  # noqa: SIM115 -- held open for the whole run; the caller closes it
     except OSError as error:
         raise UnusableInput(f"{out}: cannot write the results ({error.strerror})") from None
     try:
