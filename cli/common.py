@@ -85,7 +85,9 @@ def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = 
 
 
 # What the machine refuses a write with: the user's to fix (free space, a writable folder), not a bug in kite.
-UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
+UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+# What it refuses a read and a write alike with: the user's too, but nothing says which of the two was refused.
+FORBIDDEN = frozenset({errno.EACCES, errno.EPERM})
 
 
 def debugging() -> bool:
@@ -109,9 +111,10 @@ def guarded(command):
             click.echo("kite: interrupted", err=True)
             sys.exit(130)
         except OSError as error:
-            if error.errno not in UNWRITABLE:
+            if error.errno not in UNWRITABLE | FORBIDDEN:
                 internal(error)
-            click.echo(f"kite: error: {error.filename or 'a file'}: cannot write ({error.strerror})", err=True)
+            refused = "cannot write" if error.errno in UNWRITABLE else "cannot access"
+            click.echo(f"kite: error: {error.filename or 'a file'}: {refused} ({error.strerror})", err=True)
             sys.exit(EXIT_UNUSABLE)
         except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
             internal(error)

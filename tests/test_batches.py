@@ -293,3 +293,51 @@ def test_a_file_rewritten_through_a_link_is_the_file_the_link_names(batch, comma
     run_kite(command, batch)
     assert (batch / "link.kite").is_symlink()
     assert (batch / "real.kite").read_text() != text
+
+
+TOO_LONG = "a" * 300  # past NAME_MAX: pathlib's is_dir() and exists() raise for it where os.path's say False
+
+
+@pytest.mark.parametrize("command, went_on", [(["check", "--layer", "kite"], "good.kite(5): error KT001"),
+                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched"),
+                                              (["graph"], "good.kite("), (["rewrite", "len($X)", "--to", "count($X)"], "+++ b/good.kite")])
+def test_a_name_too_long_is_one_line_and_the_batch_goes_on(batch, command, went_on):
+    """It was an internal error (exit 3) that stopped the batch, as was a file in a folder that cannot be searched."""
+    result = run_kite([*command, TOO_LONG, "good.kite"], batch)
+    assert result.exit_code == 2, result.output
+    assert f"kite: error: {TOO_LONG}: cannot read (File name too long)\n" in result.stderr
+    assert went_on in result.stdout + result.stderr
+
+
+def test_a_program_whose_test_file_name_would_be_too_long_is_checked(batch):
+    name = "a" * 250 + ".kite"  # NAME_MAX: its NAME.test.kite cannot exist
+    shutil.copy(batch / "good.kite", batch / name)
+    result = run_kite(["check", "--layer", "kite", name], batch)
+    assert result.exit_code == 1 and f"{name}(5): error KT001" in result.stdout
+
+
+@pytest.mark.parametrize("command, said", [
+    (["check", "--layer", "kite", "--new-only", "--state", "missing/state.json", "good.kite"],
+     "missing/state.json: cannot write the --new-only state (No such file or directory)"),
+    (["check", "--layer", "kite", "--new-only", "--state", TOO_LONG, "good.kite"],
+     f"{TOO_LONG}: cannot write the --new-only state (File name too long)"),
+    (["tasks", "check", TOO_LONG], f"{TOO_LONG}: no such tasks folder"),
+    (["score", "run.jsonl", "--field", "text", "--tasks", TOO_LONG], f"{TOO_LONG}: no such tasks folder"),
+    (["new", TOO_LONG], f"{TOO_LONG}: cannot write (File name too long)"),
+])
+def test_a_path_that_cannot_be_used_is_one_line_not_an_internal_error(batch, command, said):
+    (batch / "run.jsonl").write_text('{"text": "no code here"}\n')
+    result = run_kite(command, batch)
+    assert (result.exit_code, result.stderr) == (2, f"kite: error: {said}\n"), result.output
+
+
+def test_a_refused_read_is_not_called_a_refused_write(batch, monkeypatch):
+    import kite.scoring.slop
+
+    def refused(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied", "somewhere")
+
+    monkeypatch.setattr(kite.scoring.slop, "slop", refused)
+    (batch / "notes.md").write_text("Some prose.\n")
+    result = run_kite(["prose", "notes.md"], batch)
+    assert (result.exit_code, result.stderr) == (2, "kite: error: somewhere: cannot access (Permission denied)\n")
