@@ -45,12 +45,33 @@ def test_no_command_stops_at_a_folder_without_kite_files(batch, command, went_on
     assert went_on in result.stdout + result.stderr
 
 
-def test_a_file_click_would_call_unreadable_is_still_read_by_kite(batch, monkeypatch):
+@pytest.mark.parametrize("command, went_on", [
+    (["check", "--layer", "kite", "good.kite", "nokite"], "good.kite(5): error KT001"), (["graph", "good.kite", "nokite"], "good.kite("),
+    (["check", "--layer", "kite", "--new-only", "--state", "state.json", "good.kite", "nokite"], "0 new; all of them: failed"),
+])
+def test_a_file_click_would_call_unreadable_is_still_read_by_kite(batch, monkeypatch, command, went_on):
     """click's own check (os.access) is a three-line usage error that ends the batch; kite reads it and says why not."""
+    run_kite(["check", "--layer", "kite", "--new-only", "--state", "state.json", "good.kite"], batch)
     monkeypatch.setattr(os, "access", lambda *_args, **_kwargs: False)
-    result = run_kite(["check", "--layer", "kite", "good.kite", "nokite"], batch)
-    assert result.exit_code == 2 and "KT001" in result.stdout
+    result = run_kite(command, batch)
+    assert result.exit_code == 2 and went_on in result.stdout
     assert result.stderr == "kite: error: nokite: no .kite files in this folder\n"
+
+
+def test_no_command_lets_click_judge_whether_a_path_is_readable():
+    """Every path kite reads (a batch, --state, --apply, report's files, --cache, debug's program) is read by kite."""
+    import click
+
+    from kite.cli.main import main
+
+    def params(command, name):
+        for param in command.params:
+            yield f"{name} {param.name}", param
+        for sub_name, sub in getattr(command, "commands", {}).items():
+            yield from params(sub, f"{name} {sub_name}")
+
+    judged = [name for name, param in params(main, "kite") if isinstance(param.type, click.Path) and param.type.readable]
+    assert judged == []
 
 
 def test_an_unreadable_subfolder_is_one_line_and_its_siblings_are_checked(batch, monkeypatch):
