@@ -193,16 +193,17 @@ def read_bytes(path: str) -> bytes:
     this process's stdin."""
     if path == STDIN_PATH:
         return read_stdin(STDIN_NAME)
-    data = read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1)  # never more than the limit
-    if not data.strip():
-        raise UnusableInput(f"{path}: empty file")
-    return data
+    return refuse_empty(path, read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1))  # never more than the limit
 
 
 def read_stdin(name: str) -> bytes:
-    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)  # decode() refuses what is longer
-    if not data.strip():
-        raise UnusableInput(f"{name}: empty file")
+    return refuse_empty(name, sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1))  # decode() refuses what is longer
+
+
+def refuse_empty(path: str, data: bytes) -> bytes:
+    """`data`, unless it holds nothing but whitespace, after the BOM an editor may write into an empty UTF-8 file."""
+    if not data.removeprefix(codecs.BOM_UTF8).strip():
+        raise UnusableInput(f"{path}: empty file")
     return data
 
 

@@ -362,3 +362,18 @@ def test_a_refused_read_is_not_called_a_refused_write(batch, monkeypatch):
     (batch / "notes.md").write_text("Some prose.\n")
     result = run_kite(["prose", "notes.md"], batch)
     assert (result.exit_code, result.stderr) == (2, "kite: error: somewhere: cannot access (Permission denied)\n")
+
+
+@pytest.mark.parametrize("command", [["check", "--layer", "kite"], ["fmt", "--check"]])
+@pytest.mark.parametrize("content", [b"\xef\xbb\xbf", b"\xef\xbb\xbf \n\n"])
+def test_a_file_of_only_a_bom_is_an_empty_file_as_any_other(batch, command, content):
+    """An editor's BOM alone was read as text: KT000 'empty file' (exit 1) for one, 'empty file' (exit 2) for the other."""
+    from click.testing import CliRunner
+
+    from kite.cli.main import main
+
+    (batch / "bom.kite").write_bytes(content)
+    result = run_kite([*command, "bom.kite", "good.kite"], batch)
+    assert result.exit_code == 2 and "kite: error: bom.kite: empty file\n" in result.stderr
+    piped = CliRunner().invoke(main, [*command, "-"], input=content)
+    assert (piped.exit_code, piped.stderr) == (2, "kite: error: <stdin>: empty file\n")
