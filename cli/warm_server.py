@@ -86,11 +86,11 @@ def locked(name: str, blocking: bool):
 
 def wanted(argv: list[str]) -> bool:
     """A warm command, not told to stay in-process, naming none of this process's own descriptors."""
-    from kite.source import names_own_descriptor
+    from kite.source import reaches_own_descriptor
 
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     return command in WARM_COMMANDS and NO_SERVER_FLAG not in argv and os.environ.get("KITE_NO_SERVER") != "1" \
-        and "--help" not in argv and "-h" not in argv and not any(map(names_own_descriptor, argv))
+        and "--help" not in argv and "-h" not in argv and not any(map(reaches_own_descriptor, argv))
 
 
 class ServerHung(TimeoutError):

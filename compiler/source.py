@@ -137,6 +137,25 @@ def names_own_descriptor(path: str) -> bool:
     return path == STDIN_PATH or os.path.abspath(path).startswith(OWN_DESCRIPTORS)
 
 
+def reaches_own_descriptor(path: str) -> bool:
+    """Whether `path` leads to one of this process's descriptors however it is spelled (`//dev/stdin`, a link to
+    /dev/stdin, /proc/<this pid>/fd/0): another process opening it would read its own. Followed a link at a time, as
+    the kernel does (at most 40): resolving /dev/stdin whole leads to the file or pipe behind the descriptor."""
+    if path == STDIN_PATH:
+        return True
+    own = (*OWN_DESCRIPTORS, f"/proc/{os.getpid()}/fd/", f"/proc/{os.getpid()}/task/")
+    for _ in range(40):
+        folder, name = os.path.split(os.path.abspath(path))
+        path = os.path.join(os.path.realpath(folder), name)
+        if path.startswith(own):
+            return True
+        try:
+            path = os.path.join(os.path.dirname(path), os.readlink(path))
+        except OSError:
+            return False
+    return False
+
+
 def open_regular(path: str, expected: str) -> int:
     """A descriptor of `path` when it is a regular file; opened without blocking, so a FIFO with no writer cannot
     stall the opener (nor, in the warm server, every later command)."""

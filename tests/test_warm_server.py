@@ -280,10 +280,12 @@ def served_count_of(env) -> int:
     return int(done.stdout)
 
 
-@pytest.mark.parametrize("shell", ["/dev/stdin", "<(cat good.kite)"])
+@pytest.mark.parametrize("shell", ["/dev/stdin", "<(cat good.kite)", "//dev/stdin", "stdin.kite"])
 def test_the_callers_own_descriptors_are_read_by_the_caller(own_cache, tmp_path, shell):
+    """However spelled: `//dev/stdin` and a link to /dev/stdin were the server's own stdin (/dev/null) through it."""
     env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
     shutil.copy(REPO / "tests/article/mistakes.kite", tmp_path / "good.kite")
+    (tmp_path / "stdin.kite").symlink_to("/dev/stdin")
     start(env)
     served = served_count_of(env)
     command = f"{sys.executable} -m kite.cli check --layer kite {shell} < good.kite"
