@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import io
 import json
+import math
 import os
 import signal
 import socket
@@ -38,14 +39,25 @@ from pathlib import Path
 from kite import __version__
 from kite.own_files import own_files
 
-IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", "900"))
+
+def seconds_setting(name: str, default: float) -> float:
+    """A time from the environment; one that is not a positive number of seconds is the default: a typo must not stop
+    every command with a traceback, nor a 0 make every server count as hung."""
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if 0 < value < math.inf else default
+
+
+IDLE_SECONDS = seconds_setting("KITE_SERVER_IDLE", 900)
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
 WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
-SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", "10"))  # heartbeats missed before the server counts as hung
+SILENCE_SECONDS = seconds_setting("KITE_SERVER_SILENCE", 10)  # heartbeats missed before the server counts as hung
 PROGRESS_PREFIX = b'{"progress":'  # a line of progress (kite.progress) the client's terminal shows
-TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", "5"))  # waiting behind another shell's command, then in-process
+TURN_SECONDS = seconds_setting("KITE_SERVER_TURN", 5)  # waiting behind another shell's command, then in-process
 
 
 def server_key() -> str:
@@ -137,14 +149,18 @@ def start_server() -> dict:
 
 
 def spawn_server() -> dict:
-    subprocess.Popen([sys.executable, "-m", "kite.cli.warm_server"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    server = subprocess.Popen([sys.executable, "-m", "kite.cli.warm_server"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
+    while True:
+        # Seen before asking: one that exited as another took the lock is still asked once. One that could not start
+        # (a socket path too long to bind) costs no wait: every command would otherwise wait START_SECONDS for it.
+        exited = server.poll() is not None
         with contextlib.suppress(OSError, ValueError):
             return request({"op": "status"}, silence=5)
+        if exited or time.monotonic() >= deadline:
+            raise ConnectionError("the kite server did not start")
         time.sleep(0.05)
-    raise ConnectionError("the kite server did not start")
 
 
 def run_through_server(argv: list[str]) -> int | None:

@@ -311,3 +311,37 @@ def test_ctrl_c_cancels_the_command_in_the_server(own_cache):
     after = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env=env)
     assert after.returncode == 1
     assert served_count_of(env) == served + 1  # the bomb was not counted (cancelled); the next command was served
+
+
+def test_a_server_that_cannot_start_costs_no_wait(tmp_path, monkeypatch):
+    """A socket path past AF_UNIX's 108 bytes (a deep cache folder) cannot be bound: every command waited the whole
+    START_SECONDS for that server before running in-process."""
+    import threading
+
+    from kite.cli import warm_server
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path / ("c" * 100)))
+    monkeypatch.setattr(warm_server, "START_SECONDS", 3600.0)
+    raised: list[BaseException] = []
+
+    def start_it():
+        try:
+            warm_server.spawn_server()
+        except BaseException as error:  # what it raised is the test's to look at
+            raised.append(error)
+
+    starting = threading.Thread(target=start_it, daemon=True)
+    starting.start()
+    starting.join(timeout=120)  # a deadline far below START_SECONDS, not a timing
+    assert not starting.is_alive() and isinstance(raised[0], ConnectionError)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf"])
+def test_a_time_setting_that_is_no_positive_number_is_its_default(monkeypatch, value):
+    """A typo was a traceback from every warm command (the settings are read as the client starts)."""
+    from kite.cli.warm_server import seconds_setting
+
+    monkeypatch.setenv("KITE_SERVER_TURN", value)
+    assert seconds_setting("KITE_SERVER_TURN", 5) == 5
+    done = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env={**THROUGH_SERVER, "KITE_SERVER_IDLE": value})
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
