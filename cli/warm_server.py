@@ -101,6 +101,10 @@ def wanted(argv: list[str]) -> bool:
     from kite.source import reaches_own_descriptor
 
     command = next((arg for arg in argv if not arg.startswith("-")), None)
+    try:
+        os.getcwd()
+    except OSError:
+        return False  # a folder removed under the shell: no server can be sent there, in-process still works
     return command in WARM_COMMANDS and NO_SERVER_FLAG not in argv and os.environ.get("KITE_NO_SERVER") != "1" \
         and "--help" not in argv and "-h" not in argv and not any(map(reaches_own_descriptor, argv))
 

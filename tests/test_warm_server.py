@@ -345,3 +345,12 @@ def test_a_time_setting_that_is_no_positive_number_is_its_default(monkeypatch, v
     assert seconds_setting("KITE_SERVER_TURN", 5) == 5
     done = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env={**THROUGH_SERVER, "KITE_SERVER_IDLE": value})
     assert done.returncode == 1 and b"Traceback" not in done.stderr
+
+
+def test_a_folder_removed_under_the_shell_runs_in_process(own_cache, tmp_path):
+    """The client asked os.getcwd() for the server's request, and died of it with a traceback."""
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    program = REPO / "tests/article/mistakes.kite"
+    command = f"mkdir gone && cd gone && rmdir ../gone && exec {sys.executable} -m kite.cli check --layer kite {program}"
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 1 and b"error KT001" in done.stdout and done.stderr == b""
