@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from kite import __version__
+from kite.errors import refusal
 from kite.own_files import own_files
 
 
@@ -170,7 +171,7 @@ def spawn_server() -> dict:
 def run_through_server(argv: list[str]) -> int | None:
     """The command's exit code after writing its output, or None when it should run in-process (no server could be
     reached or started: the command then runs here, as with --no-server)."""
-    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "tty": sys.stderr.isatty()}
+    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "tty": bool(sys.stderr and sys.stderr.isatty())}
     for attempt in range(2):
         try:
             reply = request(message)
@@ -184,11 +185,24 @@ def run_through_server(argv: list[str]) -> int | None:
                 start_server()
     if reply.get("busy"):
         return None  # another shell's command holds the server: this one runs here rather than wait
-    sys.stdout.buffer.write(reply["stdout"].encode("utf-8", "surrogateescape"))
-    sys.stdout.flush()
-    sys.stderr.buffer.write(reply["stderr"].encode("utf-8", "surrogateescape"))
-    sys.stderr.flush()
-    return reply["exit"]
+    code, stderr = reply["exit"], reply["stderr"]
+    try:
+        write_out(sys.stdout, reply["stdout"])
+    except OSError as error:  # a full disk, as in-process: one line after the command's own, exit 2
+        line = refusal(error)
+        if line is None:
+            raise
+        code, stderr = 2, f"{stderr}{line}\n"
+    with contextlib.suppress(OSError):  # stderr refused too: nowhere is left to say so
+        write_out(sys.stderr, stderr)
+    return code
+
+
+def write_out(stream, text: str) -> None:
+    """The command's output as its process would have written it; nothing to a stream the shell closed (>&-)."""
+    if stream is not None and text:
+        stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
 
 
 # ---- the server's side

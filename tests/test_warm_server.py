@@ -354,3 +354,16 @@ def test_a_folder_removed_under_the_shell_runs_in_process(own_cache, tmp_path):
     command = f"mkdir gone && cd gone && rmdir ../gone && exec {sys.executable} -m kite.cli check --layer kite {program}"
     done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
     assert done.returncode == 1 and b"error KT001" in done.stdout and done.stderr == b""
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-", "2>&-", "2> /dev/full"])
+def test_output_the_shell_refuses_or_closed_is_the_same_through_the_server(own_cache, redirect):
+    """The client wrote the reply with no care: a traceback (exit 1) for a full stdout, or for a closed stderr before
+    anything ran; in-process a full stdout is one line and exit 2."""
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    command = f"{sys.executable} -m kite.cli check --layer kite tests/article/mistakes.kite {redirect}"
+    through = subprocess.run(["bash", "-c", command], cwd=REPO, env=env, capture_output=True, timeout=120, check=False)
+    alone = subprocess.run(["bash", "-c", command.replace(" check ", " check --no-server ")], cwd=REPO, env=env,
+                           capture_output=True, timeout=120, check=False)
+    assert (through.returncode, through.stdout, through.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    assert b"Traceback" not in through.stderr
