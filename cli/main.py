@@ -231,11 +231,18 @@ def run_program(program, args, compile_timeout):
 
     stdin, stdout and stderr are the program's; kite's own lines (diagnostics, problems) go to stderr. Exit with the
     program's exit code, or before it runs: 1 when it does not compile, 2 for unusable input, 3 for a bug in kite."""
-    import subprocess
+    import functools
+    import os
+    import signal
     import tempfile
 
     from kite.dotnet.packages import dotnet_executable
+    from kite.spawn import die_with_parent, spawn
 
+    # Neither the program nor its folder outlives kite: stopped (SIGTERM from `timeout` or a supervisor, SIGHUP), kite
+    # leaves through its cleanup, and the kernel kills the program however kite ended (kill -9 too).
+    for stopping in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stopping, lambda signum, _frame: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="kite-run-") as folder:
         reports = built(program, folder, compile_timeout)
         [report] = reports
@@ -243,7 +250,7 @@ def run_program(program, args, compile_timeout):
             click.echo(emitters.emitter("text").check(reports), err=True)
         if report.built is None:
             sys.exit(units_exit_code(reports, lambda report: True))
-        code = subprocess.run([dotnet_executable(), str(report.built), *args], check=False).returncode
+        code = spawn([dotnet_executable(), str(report.built), *args], preexec_fn=functools.partial(die_with_parent, os.getpid())).wait()
     sys.exit(code if code >= 0 else 128 - code)  # killed by a signal: as a shell reports it
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, run_kite
+from conftest import FIXTURES, REPO, gone, run_kite
 
 KITE = [sys.executable, "-m", "kite.cli"]
 
@@ -52,16 +52,6 @@ def served_count() -> int:
     done = subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import request; print(request({'op': 'status'})['served'])"],
                           env=THROUGH_SERVER, capture_output=True, text=True, timeout=60, check=True)
     return int(done.stdout)
-
-
-def gone(pid: int, within: float) -> bool:
-    """Whether the process has ended within `within` seconds (a deadline, not a timing)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture(scope="module")
