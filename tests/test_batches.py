@@ -316,6 +316,16 @@ def test_a_file_rewritten_through_a_link_is_the_file_the_link_names(batch, comma
     assert (batch / "real.kite").read_text() != text
 
 
+def test_a_link_planted_where_kite_writes_its_own_file_is_replaced_not_followed(tmp_path):
+    """In-place rewrites follow links; kite's own files (a cache entry, a summary) never lead a write elsewhere."""
+    from kite.atomic import write_atomically
+
+    (tmp_path / "victim").write_text("kept\n")
+    (tmp_path / "entry").symlink_to(tmp_path / "victim")
+    write_atomically(tmp_path / "entry", b"cached\n")
+    assert (tmp_path / "victim").read_text() == "kept\n" and (tmp_path / "entry").read_text() == "cached\n"
+
+
 TOO_LONG = "a" * 300  # past NAME_MAX: pathlib's is_dir() and exists() raise for it where os.path's say False
 
 
