@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import functools
 import gc
 import sys
@@ -17,7 +16,7 @@ from kite.defaults import (
     REVEALS,
     TEST_TIMEOUT_SECONDS,
 )
-from kite.errors import ToolchainError, UnusableInput
+from kite.errors import ToolchainError, UnusableInput, refusal
 
 timeout_option = click.option(
     "--timeout", type=click.FloatRange(min=0.1, max=600), default=TEST_TIMEOUT_SECONDS, show_default=True,
@@ -84,10 +83,6 @@ def exit_code(*, internal: bool = False, unusable: bool = False, failed: bool = 
     return EXIT_INTERNAL if internal else EXIT_UNUSABLE if unusable else EXIT_FAILED if failed else 0
 
 
-# What the machine refuses a write with: the user's to fix (free space, a writable folder), not a bug in kite.
-UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
-
-
 def debugging() -> bool:
     """`kite --debug`: internal errors come with their traceback."""
     context = click.get_current_context(silent=True)
@@ -109,9 +104,10 @@ def guarded(command):
             click.echo("kite: interrupted", err=True)
             sys.exit(130)
         except OSError as error:
-            if error.errno not in UNWRITABLE:
+            line = refusal(error)
+            if line is None:
                 internal(error)
-            click.echo(f"kite: error: {error.filename or 'a file'}: cannot write ({error.strerror})", err=True)
+            click.echo(line, err=True)
             sys.exit(EXIT_UNUSABLE)
         except Exception as error:  # a bug in kite itself: still one line, and a distinct exit code
             internal(error)

@@ -36,7 +36,7 @@ def dap(ttl_seconds, no_sandbox):
 
 
 @click.command(name="debug", epilog=examples("kite debug hello.kite --break 5 --eval 'total'", "kite debug word_count.kite --test 'counts words' --break 9 --format json"))
-@click.argument("program", type=click.Path())
+@click.argument("program", type=click.Path(readable=False))
 @click.option("--test", "test", help="Run this test (its title) of PROGRAM or its NAME.test.kite instead of fn main.")
 @click.option("--break", "breaks", multiple=True, required=True, metavar="[FILE:]LINE",
               help="A breakpoint on a Kite line of PROGRAM (or of FILE); repeatable. The first one hit is shown.")

@@ -26,6 +26,8 @@ def run_find(pattern_text: str, paths: list[str], context: str | None, output_fo
     try:
         searched = search(pattern, paths, jobs or default_jobs(), cache_dir)
     except OSError as error:
+        if cache_dir is None:
+            raise  # not the cache's: never blamed on a --cache that was not given
         raise UnusableInput(f"--cache {cache_dir}: cannot use it as a folder ({error.strerror})") from None
     click.echo(emitters.emitter(output_format).find(pattern, searched))
     # like grep: 1 when nothing matched

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from kite.atomic import replacing_mode, write_atomically
+from kite.atomic import replacing_mode, rewrite_in_place
 from kite.display import visible
 from kite.errors import UnusableInput
 
@@ -33,7 +33,7 @@ def fix_units(sources, err: bool) -> None:
         result = fix_file(source)
         if result.text != source.text:
             try:
-                write_atomically(Path(path), encode_like(result.text, data), replacing_mode(Path(path)))
+                rewrite_in_place(Path(path), encode_like(result.text, data), replacing_mode(Path(path)))
             except OSError as error:
                 raise UnusableInput(f"{path}: cannot write ({error.strerror})") from None
         for fixed in result.fixed:

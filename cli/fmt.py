@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from kite.atomic import replacing_mode, write_atomically
+from kite.atomic import replacing_mode, rewrite_in_place
 from kite.cli.common import debugging, examples, exit_code, guarded, never_collect
 from kite.display import diff_name, visible
 from kite.errors import UnusableInput
@@ -89,7 +89,7 @@ def fmt(paths, check_only, show_diff, stdin_filename):
         else:
             path = Path(name)
             try:
-                write_atomically(path, formatted, replacing_mode(path))
+                rewrite_in_place(path, formatted, replacing_mode(path))
             except OSError as error:
                 click.echo(f"kite: error: {visible(name)}: cannot write ({error.strerror})", err=True)
                 saw.add("unusable")

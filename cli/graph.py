@@ -21,6 +21,8 @@ def run_graph(paths: list[str], output_format: str, queries: dict[str, str | Non
     try:
         graph = build(paths, cache_dir, jobs or default_jobs())
     except OSError as error:
+        if cache_dir is None:
+            raise  # not the cache's: never blamed on a --cache that was not given
         raise UnusableInput(f"--cache {cache_dir}: cannot use it as a folder ({error.strerror})") from None
     for skipped in graph.skipped:
         click.echo(f"kite: warning: {visible(skipped)} (left out of the graph)", err=True)

@@ -128,7 +128,7 @@ def units_exit_code(reports, failed) -> int:
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @click.option("--new-only", is_flag=True, help="Print only the diagnostics that --state has not reported (keyed by file, "
               "severity, code and message, not position); the exit code still counts them all.")
-@click.option("--state", "state_path", type=click.Path(dir_okay=False), help="With --new-only: the file that remembers "
+@click.option("--state", "state_path", type=click.Path(dir_okay=False, readable=False), help="With --new-only: the file that remembers "
               "what the latest check of each file reported (created when missing).")
 @click.option("--fix", "apply_fixes", is_flag=True, help="First apply every safe fix the diagnostics carry (C# habits, let mut "
               "never changed, other languages' words), say each (file, line, rule, before -> after), then check the fixed files.")
@@ -186,7 +186,7 @@ def prose(path, output_format):
 
 @main.command(epilog=examples('kite build hello.kite -o out/   # then: dotnet out/Hello.dll', 'kite build hello.kite --output out/ --compile-timeout 60'))
 @click.argument("program", type=click.Path(readable=False))
-@output_option("output", type=click.Path(file_okay=False), required=True,
+@output_option("output", type=click.Path(file_okay=False, readable=False), required=True,
                help="Folder for <Module>.dll, Kite.Std.dll and <Module>.runtimeconfig.json.")
 @click.option("--debug", is_flag=True,
               help="A debugger's build: Debug optimization, <Module>.pdb beside the assembly, absolute #line paths and a "
@@ -231,11 +231,18 @@ def run_program(program, args, compile_timeout):
 
     stdin, stdout and stderr are the program's; kite's own lines (diagnostics, problems) go to stderr. Exit with the
     program's exit code, or before it runs: 1 when it does not compile, 2 for unusable input, 3 for a bug in kite."""
-    import subprocess
+    import functools
+    import os
+    import signal
     import tempfile
 
     from kite.dotnet.packages import dotnet_executable
+    from kite.spawn import die_with_parent, spawn
 
+    # Neither the program nor its folder outlives kite: stopped (SIGTERM from `timeout` or a supervisor, SIGHUP), kite
+    # leaves through its cleanup, and the kernel kills the program however kite ended (kill -9 too).
+    for stopping in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stopping, lambda signum, _frame: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="kite-run-") as folder:
         reports = built(program, folder, compile_timeout)
         [report] = reports
@@ -243,7 +250,7 @@ def run_program(program, args, compile_timeout):
             click.echo(emitters.emitter("text").check(reports), err=True)
         if report.built is None:
             sys.exit(units_exit_code(reports, lambda report: True))
-        code = subprocess.run([dotnet_executable(), str(report.built), *args], check=False).returncode
+        code = spawn([dotnet_executable(), str(report.built), *args], preexec_fn=functools.partial(die_with_parent, os.getpid())).wait()
     sys.exit(code if code >= 0 else 128 - code)  # killed by a signal: as a shell reports it
 
 
@@ -324,7 +331,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
               "tests, TASKS/<task_id>/task.toml may name the module. Without it only the static layers run.")
 @click.option("--task-field", default="task_id", show_default=True, help="Dotted path to the task id (with --tasks).")
 @click.option("--id-field", help="Dotted path to the answer's id, copied into its result.")
-@output_option("out", "--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False),
+@output_option("out", "--out", default="results.jsonl", show_default=True, type=click.Path(dir_okay=False, readable=False),
                help="Results, one JSON line per answer, flushed as written; the summary goes beside it (results.jsonl: results.summary.json).")
 @click.option("--resume", is_flag=True, help="Keep the results already in --output and grade only the answers missing there.")
 @click.option("--format-field", help="Dotted path to each answer's format: kite (default), csharp, json, python or regex.")
@@ -334,7 +341,7 @@ def test_command(paths, test_paths, timeout, budget, no_sandbox, reveal, output_
 @click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="Worker processes, each holding one warm session.")
 @click.option("--dask", "dask_address", help="Grade on a Dask cluster (scheduler address, e.g. tcp://host:8786); docs/scoring.md.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, readable=False),
               help="Folder of verdicts kept across runs, keyed by the toolchain, the program and the tests.")
 @click.option("--max-line-bytes", type=click.IntRange(min=1), default=32 << 20, show_default=True,
               help="A run line longer than this is not read: its result is a problem (line too long).")
@@ -376,13 +383,13 @@ context_option = click.option(
 
 
 @main.command(epilog=examples("kite graph src/", "kite graph --callers total --format json ."))
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("graph")), default="text", show_default=True,
               help="text: a line per symbol and per edge. json: {symbols, edges}, a list for a query (docs/graph.md).")
 @click.option("--callers", metavar="NAME", help="The functions and tests that call or construct NAME (a name or an id).")
 @click.option("--callees", metavar="NAME", help="What NAME calls or constructs (standard-library functions as std.NAME).")
 @click.option("--impact", metavar="NAME", help="Everything that depends on NAME, transitively: callers of callers, tests, types.")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, readable=False),
               help="Folder of each file's index kept across runs (kite find's may be the same), keyed by its path, text and the toolchain.")
 @click.option("--jobs", type=click.IntRange(min=1, max=64), help="Worker processes indexing files at once  [default: the CPU count].")
 @guarded
@@ -406,7 +413,7 @@ def graph(paths, output_format, callers, callees, impact, cache_dir, jobs):
 @click.option("--format", "output_format", type=click.Choice(emitters.formats_for("find")), default="text", show_default=True,
               help="text: file(line,col)-(line,col): matched text, then a count. json: matches with their bindings (docs/find.md).")
 @click.option("--jobs", type=click.IntRange(min=1, max=64), help="Worker processes searching files at once  [default: the CPU count].")
-@click.option("--cache", "cache_dir", type=click.Path(file_okay=False),
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, readable=False),
               help="Folder of parsed files kept across searches, keyed by each file's text and the toolchain.")
 @guarded
 def find(pattern, paths, context, output_format, jobs, cache_dir):
@@ -425,9 +432,9 @@ def find(pattern, paths, context, output_format, jobs, cache_dir):
 @click.argument("pattern", required=False)
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--to", "template", help="What each match becomes; the pattern's metavariables stand for what they matched.")
-@output_option("plan_path", "--plan", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False),
+@output_option("plan_path", "--plan", default="kite-rewrite.plan.json", show_default=True, type=click.Path(dir_okay=False, readable=False),
                help="Where the plan is written.")
-@click.option("--apply", "apply_plan", type=click.Path(dir_okay=False),
+@click.option("--apply", "apply_plan", type=click.Path(dir_okay=False, readable=False),
               help="Write the files of this plan: all of them, or none when any changed since it was made.")
 @click.option("--check", "check_result", is_flag=True, help="With --apply: refuse the plan when a rewritten file would not parse.")
 @context_option

@@ -13,16 +13,16 @@ from kite.errors import UnusableInput
 
 
 @click.command(epilog=examples('kite report results.jsonl --run run.jsonl --field response.text -o report.html', 'kite report a.jsonl b.jsonl --run a-run.jsonl --run b-run.jsonl --field response.text', 'kite report results.jsonl --baseline old.jsonl'))
-@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, readable=False))
+@click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False, readable=False),
               help="The HTML file to write: one file, nothing fetched, opens from file://.")
-@click.option("--run", "run_paths", multiple=True, type=click.Path(dir_okay=False),
+@click.option("--run", "run_paths", multiple=True, type=click.Path(dir_okay=False, readable=False),
               help="The RUN.jsonl each RESULTS was scored from, in the same order (once per RESULTS): the page shows each "
                    "answer's text with its claims and slop marked.")
 @click.option("--field", help="Dotted path to the answer's text in RUN (as given to kite score); with --run.")
-@click.option("--tasks", "tasks_dir", type=click.Path(file_okay=False),
+@click.option("--tasks", "tasks_dir", type=click.Path(file_okay=False, readable=False),
               help="The tasks folder that was scored: each answer is shown beside its task's prompt.md.")
-@click.option("--baseline", type=click.Path(dir_okay=False),
+@click.option("--baseline", type=click.Path(dir_okay=False, readable=False),
               help="An earlier results file: the same as giving it as the second RESULTS.")
 @guarded
 def report(results, output, run_paths, field, tasks_dir, baseline):

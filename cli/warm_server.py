@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import io
 import json
+import math
 import os
 import signal
 import socket
@@ -36,16 +37,28 @@ import time
 from pathlib import Path
 
 from kite import __version__
+from kite.errors import refusal
 from kite.own_files import own_files
 
-IDLE_SECONDS = float(os.environ.get("KITE_SERVER_IDLE", "900"))
+
+def seconds_setting(name: str, default: float) -> float:
+    """A time from the environment; one that is not a positive number of seconds is the default: a typo must not stop
+    every command with a traceback, nor a 0 make every server count as hung."""
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if 0 < value < math.inf else default
+
+
+IDLE_SECONDS = seconds_setting("KITE_SERVER_IDLE", 900)
 START_SECONDS = 30.0  # for the server to listen; .NET starts later, on its first check
 WARM_COMMANDS = frozenset({"check", "test", "build"})
 NO_SERVER_FLAG = "--no-server"
 HEARTBEAT_SECONDS = 1.0
-SILENCE_SECONDS = float(os.environ.get("KITE_SERVER_SILENCE", "10"))  # heartbeats missed before the server counts as hung
+SILENCE_SECONDS = seconds_setting("KITE_SERVER_SILENCE", 10)  # heartbeats missed before the server counts as hung
 PROGRESS_PREFIX = b'{"progress":'  # a line of progress (kite.progress) the client's terminal shows
-TURN_SECONDS = float(os.environ.get("KITE_SERVER_TURN", "5"))  # waiting behind another shell's command, then in-process
+TURN_SECONDS = seconds_setting("KITE_SERVER_TURN", 5)  # waiting behind another shell's command, then in-process
 
 
 def server_key() -> str:
@@ -86,11 +99,15 @@ def locked(name: str, blocking: bool):
 
 def wanted(argv: list[str]) -> bool:
     """A warm command, not told to stay in-process, naming none of this process's own descriptors."""
-    from kite.source import names_own_descriptor
+    from kite.source import reaches_own_descriptor
 
     command = next((arg for arg in argv if not arg.startswith("-")), None)
+    try:
+        os.getcwd()
+    except OSError:
+        return False  # a folder removed under the shell: no server can be sent there, in-process still works
     return command in WARM_COMMANDS and NO_SERVER_FLAG not in argv and os.environ.get("KITE_NO_SERVER") != "1" \
-        and "--help" not in argv and "-h" not in argv and not any(map(names_own_descriptor, argv))
+        and "--help" not in argv and "-h" not in argv and not any(map(reaches_own_descriptor, argv))
 
 
 class ServerHung(TimeoutError):
@@ -137,20 +154,24 @@ def start_server() -> dict:
 
 
 def spawn_server() -> dict:
-    subprocess.Popen([sys.executable, "-m", "kite.cli.warm_server"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    server = subprocess.Popen([sys.executable, "-m", "kite.cli.warm_server"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
+    while True:
+        # Seen before asking: one that exited as another took the lock is still asked once. One that could not start
+        # (a socket path too long to bind) costs no wait: every command would otherwise wait START_SECONDS for it.
+        exited = server.poll() is not None
         with contextlib.suppress(OSError, ValueError):
             return request({"op": "status"}, silence=5)
+        if exited or time.monotonic() >= deadline:
+            raise ConnectionError("the kite server did not start")
         time.sleep(0.05)
-    raise ConnectionError("the kite server did not start")
 
 
 def run_through_server(argv: list[str]) -> int | None:
     """The command's exit code after writing its output, or None when it should run in-process (no server could be
     reached or started: the command then runs here, as with --no-server)."""
-    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "tty": sys.stderr.isatty()}
+    message = {"op": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "tty": bool(sys.stderr and sys.stderr.isatty())}
     for attempt in range(2):
         try:
             reply = request(message)
@@ -164,11 +185,24 @@ def run_through_server(argv: list[str]) -> int | None:
                 start_server()
     if reply.get("busy"):
         return None  # another shell's command holds the server: this one runs here rather than wait
-    sys.stdout.buffer.write(reply["stdout"].encode("utf-8", "surrogateescape"))
-    sys.stdout.flush()
-    sys.stderr.buffer.write(reply["stderr"].encode("utf-8", "surrogateescape"))
-    sys.stderr.flush()
-    return reply["exit"]
+    code, stderr = reply["exit"], reply["stderr"]
+    try:
+        write_out(sys.stdout, reply["stdout"])
+    except OSError as error:  # a full disk, as in-process: one line after the command's own, exit 2
+        line = refusal(error)
+        if line is None:
+            raise
+        code, stderr = 2, f"{stderr}{line}\n"
+    with contextlib.suppress(OSError):  # stderr refused too: nowhere is left to say so
+        write_out(sys.stderr, stderr)
+    return code
+
+
+def write_out(stream, text: str) -> None:
+    """The command's output as its process would have written it; nothing to a stream the shell closed (>&-)."""
+    if stream is not None and text:
+        stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+        stream.flush()
 
 
 # ---- the server's side

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from kite.atomic import write_atomically
 from kite.diagnostics import Diagnostic, Layer
 from kite.errors import UnusableInput
 from kite.source import read_regular
@@ -78,15 +78,10 @@ class ReportedState:
                 for file, layers in sorted(self.files.items()) if any(layers.values())
             },
         }
-        target = Path(path)
-        fd, staging = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(document, file, indent=1)
-            os.replace(staging, target)
-        except BaseException:
-            Path(staging).unlink(missing_ok=True)
-            raise
+            write_atomically(Path(path), json.dumps(document, indent=1).encode(), 0o600)
+        except OSError as error:  # a folder that is missing or read-only, a name too long: the caller's to fix
+            raise UnusableInput(f"{path}: cannot write the --new-only state ({error.strerror})") from None
 
     def update(self, checked_files, found: list[Diagnostic], layers=tuple(Layer)) -> list[Diagnostic]:
         """The diagnostics in `found` that the state had not reported, in their order; then the state holds `found`

@@ -3,6 +3,7 @@ folder in docs/tasks.md's format instead (prompt, reference solution, hidden tes
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -47,9 +48,9 @@ def scaffold(name: str, parent: Path, task: bool = False) -> list[Path]:
     if not NAME.fullmatch(name):
         raise UnusableInput(f"{name!r}: not a name for a program (a letter, then letters, digits, _ or -)")
     folder = parent / name
-    if folder.exists():
-        raise UnusableInput(f"{folder}: already exists; kite new writes only a new folder")
     try:
+        if os.path.lexists(folder):  # a link too: nothing is written through it
+            raise UnusableInput(f"{folder}: already exists; kite new writes only a new folder")
         folder.mkdir(parents=True)
         written = []
         for file, text in (task_files(name) if task else program_files(name)).items():

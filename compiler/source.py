@@ -137,6 +137,25 @@ def names_own_descriptor(path: str) -> bool:
     return path == STDIN_PATH or os.path.abspath(path).startswith(OWN_DESCRIPTORS)
 
 
+def reaches_own_descriptor(path: str) -> bool:
+    """Whether `path` leads to one of this process's descriptors however it is spelled (`//dev/stdin`, a link to
+    /dev/stdin, /proc/<this pid>/fd/0): another process opening it would read its own. Followed a link at a time, as
+    the kernel does (at most 40): resolving /dev/stdin whole leads to the file or pipe behind the descriptor."""
+    if path == STDIN_PATH:
+        return True
+    own = (*OWN_DESCRIPTORS, f"/proc/{os.getpid()}/fd/", f"/proc/{os.getpid()}/task/")
+    for _ in range(40):
+        folder, name = os.path.split(os.path.abspath(path))
+        path = os.path.join(os.path.realpath(folder), name)
+        if path.startswith(own):
+            return True
+        try:
+            path = os.path.join(os.path.dirname(path), os.readlink(path))
+        except OSError:
+            return False
+    return False
+
+
 def open_regular(path: str, expected: str) -> int:
     """A descriptor of `path` when it is a regular file; opened without blocking, so a FIFO with no writer cannot
     stall the opener (nor, in the warm server, every later command)."""
@@ -155,13 +174,13 @@ def open_regular(path: str, expected: str) -> int:
     return fd
 
 
-def refuse_unless_regular(path: str, mode: int, expected: str) -> None:
+def refuse_unless_regular(path: str, mode: int, expected: str, does: str = "reads") -> None:
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
         raise UnusableInput(f"{path}: is a directory, not {expected}")
     kind = next((name for test, name in NOT_REGULAR if test(mode)), "not a regular file")
-    raise UnusableInput(f"{path}: {kind}, not {expected} (kite reads regular files only)")
+    raise UnusableInput(f"{path}: {kind}, not {expected} (kite {does} regular files only)")
 
 
 def read_regular(path: str, expected: str, limit: int) -> bytes:
@@ -193,16 +212,17 @@ def read_bytes(path: str) -> bytes:
     this process's stdin."""
     if path == STDIN_PATH:
         return read_stdin(STDIN_NAME)
-    data = read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1)  # never more than the limit
-    if not data.strip():
-        raise UnusableInput(f"{path}: empty file")
-    return data
+    return refuse_empty(path, read_regular(path, "a .kite file", MAX_SOURCE_BYTES + 1))  # never more than the limit
 
 
 def read_stdin(name: str) -> bytes:
-    data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)  # decode() refuses what is longer
-    if not data.strip():
-        raise UnusableInput(f"{name}: empty file")
+    return refuse_empty(name, sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1))  # decode() refuses what is longer
+
+
+def refuse_empty(path: str, data: bytes) -> bytes:
+    """`data`, unless it holds nothing but whitespace, after the BOM an editor may write into an empty UTF-8 file."""
+    if not data.removeprefix(codecs.BOM_UTF8).strip():
+        raise UnusableInput(f"{path}: empty file")
     return data
 
 

@@ -55,7 +55,9 @@ def kite_files(paths, problems: list[UnitSource] | None = None) -> list[Path]:
 
     for raw in paths:
         path = Path(raw)
-        if not path.is_dir():
+        # os.path's tests say False where pathlib's raise (a name too long, a folder that cannot be searched), so one
+        # such path is its unit's one line (read() says why) and the batch goes on.
+        if not os.path.isdir(path):
             files.append(path)
             continue
         found: list[Path] = []
@@ -73,7 +75,7 @@ def kite_files(paths, problems: list[UnitSource] | None = None) -> list[Path]:
 def find_units(paths: list[str]) -> list[UnitSource]:
     """Files and folders to units; NAME.test.kite and NAME.kite beside it always go together, and a test file with no
     NAME.kite goes with the one program of its folder when there is one. Nothing is read."""
-    named = {str(Path(raw)) for raw in paths if not Path(raw).is_dir()}
+    named = {str(Path(raw)) for raw in paths if not os.path.isdir(raw)}
     problems: list[UnitSource] = []
     files = kite_files(paths, problems)
     programs = [p for p in files if not p.name.endswith(TEST_SUFFIX)]
@@ -81,16 +83,16 @@ def find_units(paths: list[str]) -> list[UnitSource]:
     units = []
     for program in dict.fromkeys(programs):
         companion = program.with_name(program.name.removesuffix(".kite") + TEST_SUFFIX)
-        own_tests = (str(companion),) if companion.exists() else ()
+        own_tests = (str(companion),) if os.path.exists(companion) else ()
         units.append(UnitSource(str(program), own_tests, str(program) not in named))
     claimed = {test for unit in units for test in unit.tests}
     for test in dict.fromkeys(tests):
         if str(test) not in claimed:
             program = test.with_name(test.name.removesuffix(TEST_SUFFIX) + ".kite")
             beside = [index for index, unit in enumerate(units) if Path(unit.program).parent == test.parent]
-            if not program.exists() and len(beside) == 1:  # the folder's one program (a task's augmented.test.kite)
+            if not os.path.exists(program) and len(beside) == 1:  # the folder's one program (a task's augmented.test.kite)
                 units[beside[0]] = dataclasses.replace(units[beside[0]], tests=(*units[beside[0]].tests, str(test)))
                 continue
-            unit = UnitSource(str(program), (str(test),)) if program.exists() else UnitSource(str(test))
+            unit = UnitSource(str(program), (str(test),)) if os.path.exists(program) else UnitSource(str(test))
             units.append(dataclasses.replace(unit, found_in_folder=str(test) not in named))
     return units + problems

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,16 @@ def run_kite(args: list[str], cwd: Path):
         return CliRunner().invoke(main, args, catch_exceptions=False)
     finally:
         os.chdir(previous)
+
+
+def gone(pid: int, within: float) -> bool:
+    """Whether the process has ended within `within` seconds (a deadline, not a timing)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def assert_snapshot(actual: str, expected_file: Path) -> None:

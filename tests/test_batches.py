@@ -45,12 +45,33 @@ def test_no_command_stops_at_a_folder_without_kite_files(batch, command, went_on
     assert went_on in result.stdout + result.stderr
 
 
-def test_a_file_click_would_call_unreadable_is_still_read_by_kite(batch, monkeypatch):
+@pytest.mark.parametrize("command, went_on", [
+    (["check", "--layer", "kite", "good.kite", "nokite"], "good.kite(5): error KT001"), (["graph", "good.kite", "nokite"], "good.kite("),
+    (["check", "--layer", "kite", "--new-only", "--state", "state.json", "good.kite", "nokite"], "0 new; all of them: failed"),
+])
+def test_a_file_click_would_call_unreadable_is_still_read_by_kite(batch, monkeypatch, command, went_on):
     """click's own check (os.access) is a three-line usage error that ends the batch; kite reads it and says why not."""
+    run_kite(["check", "--layer", "kite", "--new-only", "--state", "state.json", "good.kite"], batch)
     monkeypatch.setattr(os, "access", lambda *_args, **_kwargs: False)
-    result = run_kite(["check", "--layer", "kite", "good.kite", "nokite"], batch)
-    assert result.exit_code == 2 and "KT001" in result.stdout
+    result = run_kite(command, batch)
+    assert result.exit_code == 2 and went_on in result.stdout
     assert result.stderr == "kite: error: nokite: no .kite files in this folder\n"
+
+
+def test_no_command_lets_click_judge_whether_a_path_is_readable():
+    """Every path kite reads (a batch, --state, --apply, report's files, --cache, debug's program) is read by kite."""
+    import click
+
+    from kite.cli.main import main
+
+    def params(command, name):
+        for param in command.params:
+            yield f"{name} {param.name}", param
+        for sub_name, sub in getattr(command, "commands", {}).items():
+            yield from params(sub, f"{name} {sub_name}")
+
+    judged = [name for name, param in params(main, "kite") if isinstance(param.type, click.Path) and param.type.readable]
+    assert judged == []
 
 
 def test_an_unreadable_subfolder_is_one_line_and_its_siblings_are_checked(batch, monkeypatch):
@@ -264,3 +285,105 @@ def test_check_and_test_read_stdin_as_a_file_named_stdin(batch, command, out):
     assert CliRunner().invoke(main, command, input=b"").output == "kite: error: <stdin>: empty file\n"
     refused = CliRunner().invoke(main, ["check", "--fix", "-"], input=program.encode())
     assert refused.exit_code == 2 and "--fix rewrites files" in refused.output
+
+
+@pytest.mark.parametrize("command", [["rewrite", "len($X)", "--to", "count($X)", "good.kite", "-o", "out"],
+                                     ["score", "run.jsonl", "--field", "text", "-o", "out"]])
+def test_an_output_that_is_a_fifo_is_refused_and_stays_a_fifo(batch, command):
+    """A plan was renamed over the FIFO (over /dev/null as root: the device gone for every process), and kite score
+    waited in open() for a reader that never came."""
+    import stat
+
+    (batch / "run.jsonl").write_text('{"text": "no code here"}\n')
+    os.mkfifo(batch / "out")
+    reader = os.open(batch / "out", os.O_RDONLY | os.O_NONBLOCK)  # the old open() returns: a failure, not a hang
+    try:
+        result = run_kite(command, batch)
+    finally:
+        os.close(reader)
+    assert (result.exit_code, result.stderr) == (2, "kite: error: out: a FIFO, not a regular file (kite writes regular files only)\n")
+    assert stat.S_ISFIFO(os.lstat(batch / "out").st_mode)
+
+
+@pytest.mark.parametrize("command", [["fmt", "link.kite"], ["check", "--fix", "--layer", "kite", "link.kite"]])
+def test_a_file_rewritten_through_a_link_is_the_file_the_link_names(batch, command):
+    """The link was replaced by a formatted copy, and the file it named was left as it was."""
+    text = "module A\n\n\n\nfn f() -> int\n    let mut x = 1\n    return x\n"
+    (batch / "real.kite").write_text(text)
+    (batch / "link.kite").symlink_to("real.kite")
+    run_kite(command, batch)
+    assert (batch / "link.kite").is_symlink()
+    assert (batch / "real.kite").read_text() != text
+
+
+def test_a_link_planted_where_kite_writes_its_own_file_is_replaced_not_followed(tmp_path):
+    """In-place rewrites follow links; kite's own files (a cache entry, a summary) never lead a write elsewhere."""
+    from kite.atomic import write_atomically
+
+    (tmp_path / "victim").write_text("kept\n")
+    (tmp_path / "entry").symlink_to(tmp_path / "victim")
+    write_atomically(tmp_path / "entry", b"cached\n")
+    assert (tmp_path / "victim").read_text() == "kept\n" and (tmp_path / "entry").read_text() == "cached\n"
+
+
+TOO_LONG = "a" * 300  # past NAME_MAX: pathlib's is_dir() and exists() raise for it where os.path's say False
+
+
+@pytest.mark.parametrize("command, went_on", [(["check", "--layer", "kite"], "good.kite(5): error KT001"),
+                                              (["fmt", "--check"], "1 unchanged"), (["find", "$X"], "1 searched"),
+                                              (["graph"], "good.kite("), (["rewrite", "len($X)", "--to", "count($X)"], "+++ b/good.kite")])
+def test_a_name_too_long_is_one_line_and_the_batch_goes_on(batch, command, went_on):
+    """It was an internal error (exit 3) that stopped the batch, as was a file in a folder that cannot be searched."""
+    result = run_kite([*command, TOO_LONG, "good.kite"], batch)
+    assert result.exit_code == 2, result.output
+    assert f"kite: error: {TOO_LONG}: cannot read (File name too long)\n" in result.stderr
+    assert went_on in result.stdout + result.stderr
+
+
+def test_a_program_whose_test_file_name_would_be_too_long_is_checked(batch):
+    name = "a" * 250 + ".kite"  # NAME_MAX: its NAME.test.kite cannot exist
+    shutil.copy(batch / "good.kite", batch / name)
+    result = run_kite(["check", "--layer", "kite", name], batch)
+    assert result.exit_code == 1 and f"{name}(5): error KT001" in result.stdout
+
+
+@pytest.mark.parametrize("command, said", [
+    (["check", "--layer", "kite", "--new-only", "--state", "missing/state.json", "good.kite"],
+     "missing/state.json: cannot write the --new-only state (No such file or directory)"),
+    (["check", "--layer", "kite", "--new-only", "--state", TOO_LONG, "good.kite"],
+     f"{TOO_LONG}: cannot write the --new-only state (File name too long)"),
+    (["tasks", "check", TOO_LONG], f"{TOO_LONG}: no such tasks folder"),
+    (["score", "run.jsonl", "--field", "text", "--tasks", TOO_LONG], f"{TOO_LONG}: no such tasks folder"),
+    (["new", TOO_LONG], f"{TOO_LONG}: cannot write (File name too long)"),
+])
+def test_a_path_that_cannot_be_used_is_one_line_not_an_internal_error(batch, command, said):
+    (batch / "run.jsonl").write_text('{"text": "no code here"}\n')
+    result = run_kite(command, batch)
+    assert (result.exit_code, result.stderr) == (2, f"kite: error: {said}\n"), result.output
+
+
+def test_a_refused_read_is_not_called_a_refused_write(batch, monkeypatch):
+    import kite.scoring.slop
+
+    def refused(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied", "somewhere")
+
+    monkeypatch.setattr(kite.scoring.slop, "slop", refused)
+    (batch / "notes.md").write_text("Some prose.\n")
+    result = run_kite(["prose", "notes.md"], batch)
+    assert (result.exit_code, result.stderr) == (2, "kite: error: somewhere: cannot access (Permission denied)\n")
+
+
+@pytest.mark.parametrize("command", [["check", "--layer", "kite"], ["fmt", "--check"]])
+@pytest.mark.parametrize("content", [b"\xef\xbb\xbf", b"\xef\xbb\xbf \n\n"])
+def test_a_file_of_only_a_bom_is_an_empty_file_as_any_other(batch, command, content):
+    """An editor's BOM alone was read as text: KT000 'empty file' (exit 1) for one, 'empty file' (exit 2) for the other."""
+    from click.testing import CliRunner
+
+    from kite.cli.main import main
+
+    (batch / "bom.kite").write_bytes(content)
+    result = run_kite([*command, "bom.kite", "good.kite"], batch)
+    assert result.exit_code == 2 and "kite: error: bom.kite: empty file\n" in result.stderr
+    piped = CliRunner().invoke(main, [*command, "-"], input=content)
+    assert (piped.exit_code, piped.stderr) == (2, "kite: error: <stdin>: empty file\n")

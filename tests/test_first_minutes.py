@@ -3,14 +3,18 @@ one step with the program's exit code, and every --help ends with examples."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import click
 import pytest
 
-from conftest import MESSAGES, REPO, assert_snapshot, run_kite
+from conftest import MESSAGES, REPO, assert_snapshot, gone, run_kite
 from kite.cli.main import main
 
 
@@ -54,6 +58,25 @@ def test_run_builds_and_runs_and_exits_with_the_programs_code(tmp_path):
     assert (fine.returncode, fine.stdout, fine.stderr) == (0, "ran\n", "")
     crash = kite(["run", "crash.kite"], tmp_path)
     assert crash.returncode not in (0, 1, 2, 3) and "ArgumentOutOfRangeException" in crash.stderr  # the program's own exit
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_run_leaves_no_program_running(tmp_path, stop):
+    """`timeout 10 kite run` stopped kite alone: its program spun on forever, an orphan, beside the build's folder."""
+    (tmp_path / "spin.kite").write_text("module Spin\n\nfn main()\n    let mut i = 0\n    while true\n        i = 1 - i\n")
+    running = subprocess.Popen([sys.executable, "-m", "kite.cli", "run", "spin.kite"], cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)})
+    program = None
+    deadline = time.monotonic() + 300  # a deadline for the build, not a timing
+    while program is None and time.monotonic() < deadline:
+        children = subprocess.run(["pgrep", "-P", str(running.pid)], capture_output=True, text=True, check=False).stdout.split()
+        program = next((int(pid) for pid in children if b"Spin.dll" in Path(f"/proc/{pid}/cmdline").read_bytes()), None)
+        time.sleep(0.1)
+    assert program is not None
+    running.send_signal(stop)
+    assert running.wait(timeout=60) == (143 if stop == signal.SIGTERM else -stop)
+    assert gone(program, within=60)
+    if stop == signal.SIGTERM:
+        assert not list(tmp_path.glob("kite-run-*"))
 
 
 def test_run_stops_before_running_what_does_not_compile(tmp_path):

@@ -67,7 +67,7 @@ def test_a_plan_is_refused_whole_when_one_of_its_files_changed_since(three):
 def test_a_failed_write_half_way_puts_back_every_file_already_written(three, monkeypatch):
     run_kite(["rewrite", "old($X, $Y)", "--to", "fresh($Y)", "."], cwd=three)
     before = contents(three)
-    real_write, calls = rewrite.write_atomically, []
+    real_write, calls = rewrite.rewrite_in_place, []
 
     def failing_on_the_second_file(path, data, mode):
         calls.append(path)
@@ -75,7 +75,7 @@ def test_a_failed_write_half_way_puts_back_every_file_already_written(three, mon
             raise OSError(28, "No space left on device")
         real_write(path, data, mode)
 
-    monkeypatch.setattr(rewrite, "write_atomically", failing_on_the_second_file)
+    monkeypatch.setattr(rewrite, "rewrite_in_place", failing_on_the_second_file)
     with pytest.raises(OSError):
         rewrite.apply(str(three / "kite-rewrite.plan.json"))
     assert len(calls) == 3  # the first file written, the second failed, the first put back

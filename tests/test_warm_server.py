@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, run_kite
+from conftest import FIXTURES, REPO, gone, run_kite
 
 KITE = [sys.executable, "-m", "kite.cli"]
 
@@ -52,16 +52,6 @@ def served_count() -> int:
     done = subprocess.run([sys.executable, "-c", "from kite.cli.warm_server import request; print(request({'op': 'status'})['served'])"],
                           env=THROUGH_SERVER, capture_output=True, text=True, timeout=60, check=True)
     return int(done.stdout)
-
-
-def gone(pid: int, within: float) -> bool:
-    """Whether the process has ended within `within` seconds (a deadline, not a timing)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture(scope="module")
@@ -280,10 +270,12 @@ def served_count_of(env) -> int:
     return int(done.stdout)
 
 
-@pytest.mark.parametrize("shell", ["/dev/stdin", "<(cat good.kite)"])
+@pytest.mark.parametrize("shell", ["/dev/stdin", "<(cat good.kite)", "//dev/stdin", "stdin.kite"])
 def test_the_callers_own_descriptors_are_read_by_the_caller(own_cache, tmp_path, shell):
+    """However spelled: `//dev/stdin` and a link to /dev/stdin were the server's own stdin (/dev/null) through it."""
     env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
     shutil.copy(REPO / "tests/article/mistakes.kite", tmp_path / "good.kite")
+    (tmp_path / "stdin.kite").symlink_to("/dev/stdin")
     start(env)
     served = served_count_of(env)
     command = f"{sys.executable} -m kite.cli check --layer kite {shell} < good.kite"
@@ -309,3 +301,59 @@ def test_ctrl_c_cancels_the_command_in_the_server(own_cache):
     after = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env=env)
     assert after.returncode == 1
     assert served_count_of(env) == served + 1  # the bomb was not counted (cancelled); the next command was served
+
+
+def test_a_server_that_cannot_start_costs_no_wait(tmp_path, monkeypatch):
+    """A socket path past AF_UNIX's 108 bytes (a deep cache folder) cannot be bound: every command waited the whole
+    START_SECONDS for that server before running in-process."""
+    import threading
+
+    from kite.cli import warm_server
+
+    monkeypatch.setenv("KITE_CACHE_DIR", str(tmp_path / ("c" * 100)))
+    monkeypatch.setattr(warm_server, "START_SECONDS", 3600.0)
+    raised: list[BaseException] = []
+
+    def start_it():
+        try:
+            warm_server.spawn_server()
+        except BaseException as error:  # what it raised is the test's to look at
+            raised.append(error)
+
+    starting = threading.Thread(target=start_it, daemon=True)
+    starting.start()
+    starting.join(timeout=120)  # a deadline far below START_SECONDS, not a timing
+    assert not starting.is_alive() and isinstance(raised[0], ConnectionError)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf"])
+def test_a_time_setting_that_is_no_positive_number_is_its_default(monkeypatch, value):
+    """A typo was a traceback from every warm command (the settings are read as the client starts)."""
+    from kite.cli.warm_server import seconds_setting
+
+    monkeypatch.setenv("KITE_SERVER_TURN", value)
+    assert seconds_setting("KITE_SERVER_TURN", 5) == 5
+    done = kite(["check", "--layer", "kite", "tests/article/mistakes.kite"], env={**THROUGH_SERVER, "KITE_SERVER_IDLE": value})
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+
+
+def test_a_folder_removed_under_the_shell_runs_in_process(own_cache, tmp_path):
+    """The client asked os.getcwd() for the server's request, and died of it with a traceback."""
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    program = REPO / "tests/article/mistakes.kite"
+    command = f"mkdir gone && cd gone && rmdir ../gone && exec {sys.executable} -m kite.cli check --layer kite {program}"
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 1 and b"error KT001" in done.stdout and done.stderr == b""
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-", "2>&-", "2> /dev/full"])
+def test_output_the_shell_refuses_or_closed_is_the_same_through_the_server(own_cache, redirect):
+    """The client wrote the reply with no care: a traceback (exit 1) for a full stdout, or for a closed stderr before
+    anything ran; in-process a full stdout is one line and exit 2."""
+    env = {**THROUGH_SERVER, "KITE_CACHE_DIR": str(own_cache)}
+    command = f"{sys.executable} -m kite.cli check --layer kite tests/article/mistakes.kite {redirect}"
+    through = subprocess.run(["bash", "-c", command], cwd=REPO, env=env, capture_output=True, timeout=120, check=False)
+    alone = subprocess.run(["bash", "-c", command.replace(" check ", " check --no-server ")], cwd=REPO, env=env,
+                           capture_output=True, timeout=120, check=False)
+    assert (through.returncode, through.stdout, through.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    assert b"Traceback" not in through.stderr

@@ -6,6 +6,7 @@ import fcntl
 import json
 from pathlib import Path
 
+from kite.atomic import refuse_unless_writable
 from kite.errors import UnusableInput
 from kite.scoring.grading import SCHEMA_VERSION
 
@@ -39,6 +40,7 @@ def resumed_lines(out: Path) -> dict[int, str | None]:
 def locked_results(out: Path):
     """--out, opened to append and locked for this run: two runs writing one file (a job started twice) would
     interleave their lines and the summary would count answers twice."""
+    refuse_unless_writable(out)  # a FIFO would hold open() below until a reader came
     try:
         results = open(out, "a", encoding="utf-8")  # noqa: SIM115 -- held open for the whole run; the caller closes it
     except OSError as error:

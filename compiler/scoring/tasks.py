@@ -7,6 +7,7 @@ left to other tools."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from pathlib import Path
 from kite.errors import UnusableInput
 from kite.scoring import signatures
 from kite.scoring.fragments import MODULE_LINE
-from kite.source import MAX_SOURCE_BYTES, SourceFile, decode, read, read_regular
+from kite.source import MAX_SOURCE_BYTES, SourceFile, decode, read, read_regular, reading_errors
 from kite.syntax.frontend import read_syntax
 from kite.units import TEST_SUFFIX
 
@@ -56,16 +57,18 @@ class TaskFolder:
 
     def __init__(self, root: str):
         self.root = Path(root)
-        if not self.root.is_dir():
+        if not os.path.isdir(root):  # False, where pathlib raises, for a name too long or behind a folder not searchable
             raise UnusableInput(f"{root}: no such tasks folder")
+        with reading_errors(root, "a tasks folder"):  # one line now, not an error in every answer's grading
+            self.listed = os.listdir(root)
         self._read: dict[str, Task] = {}
 
     def exists(self, task_id: str) -> bool:
-        return valid_task_id(task_id) and (self.root / task_id).is_dir()
+        return valid_task_id(task_id) and os.path.isdir(self.root / task_id)
 
     def task_ids(self) -> list[str]:
         """Every task folder, sorted: the order every report and every seeded choice follows."""
-        found = sorted(path.name for path in self.root.iterdir() if path.is_dir() and valid_task_id(path.name))
+        found = sorted(name for name in self.listed if valid_task_id(name) and os.path.isdir(self.root / name))
         if not found:
             raise UnusableInput(f"{self.root}: no task folders in this tasks folder")
         return found

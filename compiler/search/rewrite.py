@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kite.atomic import replacing_mode, write_atomically
+from kite.atomic import replacing_mode, rewrite_in_place
 from kite.display import diff_name
 from kite.errors import UnusableInput
 from kite.search.find import FileSearch, Found, search
@@ -189,11 +189,11 @@ def apply(plan_path: str, check: bool = False) -> list[str]:
     written: list[str] = []
     try:
         for entry in files:
-            write_atomically(Path(entry["path"]), entry["result"].encode("utf-8"), modes[entry["path"]])
+            rewrite_in_place(Path(entry["path"]), entry["result"].encode("utf-8"), modes[entry["path"]])
             written.append(entry["path"])
     except BaseException:
         for path in reversed(written):
-            write_atomically(Path(path), originals[path], modes[path])
+            rewrite_in_place(Path(path), originals[path], modes[path])
         raise
     return written
 
