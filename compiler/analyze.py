@@ -7,7 +7,7 @@ from functools import cached_property
 
 from kite import standard_library
 from kite.callee import constructs
-from kite.narrowing import always_exits, ended_by, field_path, none_test, unchanged
+from kite.narrowing import always_exits, field_path, none_test, through, unchanged
 from kite.syntax import nodes as n
 
 IMMUTABLE_KINDS = {"let", "const", "param", "loop", "lambda"}
@@ -182,14 +182,8 @@ class _Walker:
         for statement in body:
             if not self.narrowing:
                 self.statement(statement)
-                continue
-            ended = ended_by(statement, [key[1:] for key in scope if key[0] == NARROWED])
-            assigns = isinstance(statement, n.Assign)  # its value still reads the name narrowed
-            for key in ended if not assigns else ():
-                del scope[NARROWED + key]
-            self.statement(statement)
-            for key in ended if assigns else ():
-                del scope[NARROWED + key]
+            else:  # a narrowing holds until the name is assigned
+                through(statement, {key[1:]: key for key in scope if key[0] == NARROWED}, scope, self.statement)
 
     def statement(self, s) -> None:
         if isinstance(s, n.Let):

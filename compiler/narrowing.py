@@ -41,13 +41,20 @@ def assigned_names(body) -> set[str]:
     return {s.target.name for s in n.walk_statements(body) if isinstance(s, n.Assign) and isinstance(s.target, n.Name)}
 
 
-def ended_by(statement, narrowed) -> list[str]:
-    """The narrowings (names, field paths) a statement ends: those whose name it assigns, in a nested block too. An
-    assignment ends them once its value is read (`cur = next_value(cur)`), any other statement before it runs."""
-    if not narrowed or not isinstance(statement, (n.Assign, *BLOCK_STATEMENTS)):
-        return []  # nothing to end, or a statement that can assign nothing: no walk of it (it runs for every one)
-    assigned = assigned_names([statement])
-    return [key for key in narrowed if key.split(".")[0] in assigned]
+def through(statement, narrowed: dict[str, str], scope: dict, run: Callable) -> None:
+    """`run(statement)`, with the narrowings the statement ends dropped from `scope` (`narrowed`: the key in `scope` of
+    each name or field path narrowed there): those whose name it assigns, in a nested block too. An assignment ends
+    them once its value is read (`cur = next_value(cur)`), any other statement before it runs."""
+    ended: list[str] = []
+    if narrowed and isinstance(statement, (n.Assign, *BLOCK_STATEMENTS)):  # the others assign nothing: no walk of them
+        assigned = assigned_names([statement])
+        ended = [key for path, key in narrowed.items() if path.split(".")[0] in assigned]
+    after = isinstance(statement, n.Assign)
+    for key in () if after else ended:
+        del scope[key]
+    run(statement)
+    for key in ended if after else ():
+        del scope[key]
 
 
 def unchanged(narrowed: dict, statements) -> dict:

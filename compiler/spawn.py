@@ -72,6 +72,18 @@ def _running(pid: int) -> bool:
         return False
 
 
+# Items a worker process takes per request (files, for find and graph): enough to make the round trip cheap, few
+# enough that the workers finish together.
+ITEMS_PER_REQUEST = 50
+
+
+def in_batches(executor: concurrent.futures.Executor, work, items: list) -> list:
+    """`work` (a list of items to a list of results) over `items` in `executor`'s workers, ITEMS_PER_REQUEST at a
+    time: every result, in the items' order, whatever the number of workers."""
+    batches = [items[start:start + ITEMS_PER_REQUEST] for start in range(0, len(items), ITEMS_PER_REQUEST)]
+    return [result for made in executor.map(work, batches) for result in made]
+
+
 def default_jobs() -> int:
     """The CPUs this process may run on: the worker processes a batch command starts by default."""
     return len(os.sched_getaffinity(0))

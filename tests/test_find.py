@@ -261,16 +261,16 @@ def test_a_metavariable_alone_on_a_top_level_line_stands_for_items():
 
 def test_worker_processes_print_byte_for_byte_what_one_process_prints(tmp_path, monkeypatch):
     """Files split in batches over worker processes come back in file order: same output, problems and exit code."""
-    import kite.search.find as find_module
+    from kite import spawn
 
     for number in range(10):
         body = f"print(len(items{number}))\n" if number % 3 else "print(upper(name))\n"
         (tmp_path / f"a{number}.kite").write_text(f"module A{number}\n\nfn main()\n    let items{number} = [1]\n    {body}")
     (tmp_path / "a5.kite").write_text("fn main()\n    print(len(broken))\n")  # no module: a problem amid the files
-    monkeypatch.setattr(find_module, "FILES_PER_BATCH", 3)
+    monkeypatch.setattr(spawn, "ITEMS_PER_REQUEST", 3)
     pools = []
-    real_executor = find_module.process_executor
-    monkeypatch.setattr(find_module, "process_executor", lambda jobs, **how: pools.append(jobs) or real_executor(jobs, **how))
+    real_executor = spawn.process_executor
+    monkeypatch.setattr(spawn, "process_executor", lambda jobs, **how: pools.append(jobs) or real_executor(jobs, **how))
     for output_format in ("text", "json"):
         one, two = (run_kite(["find", "len($X)", ".", "--format", output_format, "--jobs", jobs], cwd=tmp_path) for jobs in ("1", "2"))
         assert (two.stdout_bytes, two.stderr_bytes, two.exit_code) == (one.stdout_bytes, one.stderr_bytes, one.exit_code)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kite import spawn
 from kite.graph import build as graph_build, index
 from kite.graph.cache import INDEX_FILES, IndexCache
 from kite.graph.index import Workspace
@@ -190,7 +191,7 @@ def test_a_warm_graph_and_its_queries_print_what_a_cold_one_does(tmp_path, query
 def test_a_graph_indexed_by_worker_processes_is_the_graph_indexed_in_process(tmp_path):
     sources = [s for s in map(readable, KITE_FILES) if s is not None]
     paths = [s.path for s in sources]
-    assert len(paths) > 2 * graph_build.FILES_PER_BATCH  # enough files for the workers to take them
+    assert len(paths) > 2 * spawn.ITEMS_PER_REQUEST  # enough files for the workers to take them
     alone, shared = graph_build.build(paths), graph_build.build(paths, jobs=2)
     assert all(s.node is None for s in shared.workspace.symbols)  # indexed by the workers: no AST node came back
     assert [s.to_json() for s in shared.workspace.symbols] == [s.to_json() for s in alone.workspace.symbols]

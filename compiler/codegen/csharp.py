@@ -34,7 +34,7 @@ from kite.codegen.types import (
 )
 from kite.constants import order_constants
 from kite.csharp_words import PROGRAM_NAMESPACE
-from kite.narrowing import always_exits, ended_by, field_path, is_none, none_test, unchanged
+from kite.narrowing import always_exits, field_path, is_none, none_test, through, unchanged
 from kite.syntax import nodes as n
 
 KITE = f"{standard_library.CSHARP_ALIAS}::Kite"
@@ -347,16 +347,9 @@ class _Writer:
         self.emit("{")
         self.indent += 1
         self.scopes.append(dict(bindings or {}))
-        for statement in statements:
-            # A narrowing holds until the name is assigned: an assignment's value still reads it narrowed.
-            narrowed = [key for key, spelled in self.scopes[-1].items() if spelled in self.narrowings]
-            changed = ended_by(statement, narrowed)
-            assigns = isinstance(statement, n.Assign)
-            for name in changed if not assigns else ():
-                del self.scopes[-1][name]
-            self.statement(statement)
-            for name in changed if assigns else ():
-                del self.scopes[-1][name]
+        scope = self.scopes[-1]
+        for statement in statements:  # a narrowing holds until the name is assigned
+            through(statement, {key: key for key, spelled in scope.items() if spelled in self.narrowings}, scope, self.statement)
         self.scopes.pop()
         self.indent -= 1
         self.hidden()

@@ -11,18 +11,16 @@ import concurrent.futures
 import contextlib
 from dataclasses import dataclass
 
+from kite import spawn
 from kite.errors import UnusableInput
 from kite.graph.cache import IndexCache, from_lines, to_lines
 from kite.graph.index import STD, FileIndex, Symbol, Workspace, read_file
 from kite.search.cache import parse
 from kite.source import SourceFile, read
-from kite.spawn import process_executor
 from kite.standard_library import FUNCTIONS
 from kite.units import UnitSource, kite_files
 
 QUERIES = ("callers", "callees", "impact")
-# Files a worker indexes per request, as kite find's batches: the round trip cheap, the workers finishing together.
-FILES_PER_BATCH = 50
 FILES_PER_ROUND = 2_000
 
 
@@ -63,8 +61,8 @@ def build(paths: list[str], cache: str | None = None, jobs: int = 1) -> Graph:
                     sources.append(source)
                 else:
                     indexed[path] = found
-            if jobs > 1 and len(sources) > FILES_PER_BATCH and executor is None:
-                executor = workers.enter_context(process_executor(jobs, forked=True))
+            if jobs > 1 and len(sources) > spawn.ITEMS_PER_REQUEST and executor is None:
+                executor = workers.enter_context(spawn.process_executor(jobs, forked=True))
             for source, file in zip(sources, _index_all(sources, executor)):
                 indexed[source.path] = file
                 if known is not None:
@@ -76,11 +74,9 @@ def build(paths: list[str], cache: str | None = None, jobs: int = 1) -> Graph:
 
 
 def _index_all(sources: list[SourceFile], executor: concurrent.futures.Executor | None) -> list[FileIndex]:
-    if executor is None or len(sources) <= FILES_PER_BATCH:
+    if executor is None or len(sources) <= spawn.ITEMS_PER_REQUEST:
         return [index_source(source) for source in sources]
-    batches = [sources[start:start + FILES_PER_BATCH] for start in range(0, len(sources), FILES_PER_BATCH)]
-    return [from_lines(source.path, "", lines)
-            for batch, made in zip(batches, executor.map(_entry_lines, batches)) for source, lines in zip(batch, made)]
+    return [from_lines(source.path, "", lines) for source, lines in zip(sources, spawn.in_batches(executor, _entry_lines, sources))]
 
 
 def _entry_lines(sources: list[SourceFile]) -> list[list[bytes]]:

@@ -14,23 +14,20 @@ come back in file order, so the output is the same whatever the number of worker
 
 from __future__ import annotations
 
-import itertools
+import functools
 from dataclasses import dataclass
 
+from kite import spawn
 from kite.errors import UnusableInput
 from kite.search.cache import ParseCache, parse
 from kite.search.match import find_matches
 from kite.search.pattern import Pattern
 from kite.search.spans import Spans
 from kite.source import SourceFile, read
-from kite.spawn import process_executor
 from kite.syntax import nodes as n
 from kite.units import kite_files
 
 COMPOUND = (n.Binary, n.Unary, n.Lambda)
-# Files a worker process searches per request: enough to make the round trip cheap, few enough that the workers
-# finish together.
-FILES_PER_BATCH = 50
 Span = tuple[int, int, int, int]  # line, column, end line, end column (just past the last character), 1-based
 
 
@@ -67,12 +64,10 @@ def search(pattern: Pattern, paths: list[str], jobs: int = 1, cache: str | None 
     unreadable = [FileSearch(problem.program, problem=problem.problem) for problem in problems]
     if cache:
         ParseCache(cache)  # refuses a folder others can write, and makes the user's key, before any worker starts
-    batches = [files[start:start + FILES_PER_BATCH] for start in range(0, len(files), FILES_PER_BATCH)]
-    if jobs <= 1 or len(batches) <= 1:
+    if jobs <= 1 or len(files) <= spawn.ITEMS_PER_REQUEST:
         return search_files(pattern, files, cache) + unreadable
-    with process_executor(min(jobs, len(batches)), forked=True) as executor:
-        searches = executor.map(search_files, itertools.repeat(pattern), batches, itertools.repeat(cache))
-        return [searched for batch in searches for searched in batch] + unreadable
+    with spawn.process_executor(jobs, forked=True) as executor:
+        return spawn.in_batches(executor, functools.partial(search_files, pattern, cache=cache), files) + unreadable
 
 
 def search_files(pattern: Pattern, files: list[str], cache: str | None = None) -> list[FileSearch]:
