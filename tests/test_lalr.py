@@ -21,9 +21,11 @@ from kite.syntax.parser import KiteSyntaxError, lark_only, parse_module
 
 EXAMPLES = REPO.parent / "shared" / "kite" / "examples"
 MUTATIONS_PER_FILE = 4
-# Pieces a mutation puts in: Kite's brackets, operators and keywords, an indent, a line break, a stray character.
+# Pieces a mutation puts in: Kite's brackets, operators and keywords, an indent, a line break, a stray character, and
+# characters no terminal starts with (the lexer matches by the first character: lalr.FirstCharacter).
 PIECES = ["(", ")", "[", "]", ",", ":", "=", "->", "=>", ".", "<", ">", "?", "+", "-", "*", "fn", "let", "if", "else",
-          "return", "none", "not", "and", '"', "'", 'f"{', "}", "#", "    ", "\n", "\t", "1.5", "_x", "@"]
+          "return", "none", "not", "and", '"', "'", 'f"{', "}", "#", "    ", "\n", "\t", "1.5", "_x", "@",
+          "\r", "\x0c", "\x00", "é", "\u00a0", "\u2028", "日"]
 
 
 def corpus() -> list[Path]:
