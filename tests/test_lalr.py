@@ -190,10 +190,13 @@ def test_a_broken_table_gives_none_not_a_crash(driver):
 
     text = "fn f(x: int) -> int\n    return x + 1\n"
     assert lalr.parse(kite_tables(), text, "start", KiteTransformer(text)) is not None
-    for breaking in ("rules", "goto", "lexers"):
+    for breaking in ("rules", "layouts", "goto", "lexers"):
         tables = kite_tables()
         if breaking == "rules":
             tables.rules[:] = [(1, "nothing", 9, None, 7, None, "x")] * len(tables.rules)
+        elif breaking == "layouts":  # each child laid out from a place past the symbols the rule pops
+            tables.rules[:] = [(*rule[:3], (tuple((99, spliced, before) for _, spliced, before in rule[3][0]), rule[3][1]), *rule[4:])
+                               if rule[2] == lalr.LAYOUT else rule for rule in tables.rules]
         elif breaking == "goto":
             for row in tables.actions.values():
                 for symbol in [symbol for symbol in row if not symbol.isupper()]:
@@ -203,6 +206,20 @@ def test_a_broken_table_gives_none_not_a_crash(driver):
             if tables.lexer_rows is not None:
                 tables.lexer_rows[:] = [None] * len(tables.lexer_rows)
         assert lalr.parse(tables, text, "start", KiteTransformer(text)) is None, breaking
+
+
+def test_a_token_class_without_slots_is_larks_to_parse_from_the_c_loop(driver, monkeypatch):
+    """The C loop writes a Token's attributes straight into their slots: with a class that has none it gives None
+    (then Lark answers). The Python loop sets them as attributes, whatever the class."""
+    from kite.syntax.parser import KiteTransformer
+
+    class DictToken(str):  # its attributes in a __dict__, as Lark's Token had before __slots__
+        pass
+
+    text = "fn f(x: int) -> int\n    return x + 1\n"
+    assert lalr.parse(kite_tables(), text, "start", KiteTransformer(text)) is not None
+    monkeypatch.setattr(lalr, "Token", DictToken)
+    assert (lalr.parse(kite_tables(), text, "start", KiteTransformer(text)) is None) == lalr.c_loop_in_use()
 
 
 def test_the_loop_does_not_leak(driver):

@@ -3,8 +3,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <structmember.h>
+
 static PyObject *s_type, *s_value, *s_start_pos, *s_end_pos, *s_line, *s_end_line, *s_column, *s_end_column;
-static PyObject *s_lastgroup, *s_end, *s_group, *s_default, *s_newline, *s_end_symbol;
+static PyObject *s_lastgroup, *s_end, *s_default, *s_newline, *s_end_symbol;
+static PyObject **token_names[] = {&s_type, &s_value, &s_start_pos, &s_end_pos, &s_line, &s_end_line, &s_column, &s_end_column};
 
 typedef struct { long *items; Py_ssize_t size, capacity; } Stack;
 
@@ -20,26 +23,76 @@ static int push(Stack *stack, long item) {
     return 0;
 }
 
-static int set_long(PyObject *token, PyObject *name, long number) {
-    PyObject *value = PyLong_FromLong(number);
+/* A Token's attributes, in this order: written straight into their slots (lark's Token has __slots__), as setattr
+   would, without its lookup per attribute per token (a tenth of the loop). */
+enum { TYPE, VALUE, START_POS, END_POS, LINE, END_LINE, COLUMN, END_COLUMN, TOKEN_FIELDS };
+
+/* Each field's slot offset in `token_class`; -1 when one of them is not a plain writable object slot. */
+static int slot_offsets(PyObject *token_class, Py_ssize_t offsets[TOKEN_FIELDS]) {
+    if (!PyType_Check(token_class)) return -1;
+    for (int field = 0; field < TOKEN_FIELDS; field++) {
+        PyObject *descriptor = _PyType_Lookup((PyTypeObject *)token_class, *token_names[field]);
+        if (!descriptor || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) return -1;
+        PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
+        if (member->type != T_OBJECT_EX || (member->flags & READONLY)) return -1;
+        offsets[field] = member->offset;
+    }
+    return 0;
+}
+
+/* token.<field> = value, taking the reference to `value` (NULL: an error already set) */
+static int set_field(PyObject *token, const Py_ssize_t offsets[TOKEN_FIELDS], int field, PyObject *value) {
     if (!value) return -1;
-    int failed = PyObject_SetAttr(token, name, value);
-    Py_DECREF(value);
-    return failed;
+    Py_XSETREF(*(PyObject **)((char *)token + offsets[field]), value);
+    return 0;
+}
+
+/* lalr._laid_out over the `size` values from `first`: a reduction's children, placeholders (None) and spliced
+   `_rule`s (lists) in, as Lark's ChildFilterLALR lays them out. */
+static PyObject *laid_out(PyObject *values, Py_ssize_t first, long size, PyObject *layout, PyObject *trailing_object) {
+    long trailing = PyLong_AsLong(trailing_object);
+    if (trailing == -1 && PyErr_Occurred()) return NULL;
+    if (!PyTuple_Check(layout)) { PyErr_SetString(PyExc_TypeError, "a layout is a tuple"); return NULL; }
+    PyObject *children = PyList_New(0);
+    for (Py_ssize_t i = 0; children && i < PyTuple_GET_SIZE(layout); i++) {
+        PyObject *entry = PyTuple_GET_ITEM(layout, i);
+        long index = -1, placeholders = -1;
+        int spliced = -1;
+        if (PyTuple_Check(entry) && PyTuple_GET_SIZE(entry) == 3) {
+            index = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+            spliced = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+            placeholders = PyLong_AsLong(PyTuple_GET_ITEM(entry, 2));
+        }
+        if (index < 0 || index >= size || spliced < 0 || placeholders < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a layout entry out of range");
+            Py_CLEAR(children);
+            break;
+        }
+        for (long placeholder = 0; placeholder < placeholders; placeholder++)
+            if (PyList_Append(children, Py_None) < 0) { Py_CLEAR(children); break; }
+        PyObject *value = PyList_GET_ITEM(values, first + index);
+        if (children && (spliced ? PyList_SetSlice(children, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, value)
+                                 : PyList_Append(children, value)) < 0)
+            Py_CLEAR(children);
+    }
+    for (long placeholder = 0; children && placeholder < trailing; placeholder++)
+        if (PyList_Append(children, Py_None) < 0) Py_CLEAR(children);
+    return children;
 }
 
 /* run(action_rows, rules, lexer_rows, chains, kept, newline_types, ignored, indenter, start_state, end_state,
-       end_states, actions, after_chain, laid_out, token_class, text, transformer, line_offset, column_offset) */
+       end_states, actions, after_chain, token_class, text, transformer, line_offset, column_offset) */
 static PyObject *run(PyObject *module, PyObject *args) {
     PyObject *action_rows, *rules, *lexer_rows, *chains, *kept, *newline_types, *ignored, *indenter, *end_states;
-    PyObject *actions, *after_chain, *laid_out, *token_class, *text, *transformer;
+    PyObject *actions, *after_chain, *token_class, *text, *transformer;
     long state, end_state, line_offset, column_offset;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!llOOOOOUOll", &PyList_Type, &action_rows, &PyList_Type, &rules,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!llOOOOUOll", &PyList_Type, &action_rows, &PyList_Type, &rules,
                           &PyList_Type, &lexer_rows, &PyDict_Type, &chains, &kept, &newline_types, &ignored,
                           &PyTuple_Type, &indenter, &state, &end_state, &end_states, &actions, &after_chain,
-                          &laid_out, &token_class, &text, &transformer, &line_offset, &column_offset))
+                          &token_class, &text, &transformer, &line_offset, &column_offset))
         return NULL;
-    if (PyTuple_GET_SIZE(indenter) != 6) Py_RETURN_NONE;
+    Py_ssize_t offsets[TOKEN_FIELDS];
+    if (PyTuple_GET_SIZE(indenter) != 6 || slot_offsets(token_class, offsets) < 0) Py_RETURN_NONE;
     PyObject *nl_type = PyTuple_GET_ITEM(indenter, 0), *opening = PyTuple_GET_ITEM(indenter, 1);
     PyObject *closing = PyTuple_GET_ITEM(indenter, 2), *indent_type = PyTuple_GET_ITEM(indenter, 3);
     PyObject *dedent_type = PyTuple_GET_ITEM(indenter, 4);
@@ -91,10 +144,10 @@ static PyObject *run(PyObject *module, PyObject *args) {
             int is_ignored = PySequence_Contains(ignored, type_), is_newline = PySequence_Contains(newline_types, type_);
             if (is_ignored < 0 || is_newline < 0) { Py_DECREF(type_); Py_DECREF(match); goto fail; }
             if (is_ignored && !is_newline) { Py_DECREF(type_); Py_DECREF(match); pos = end; continue; }
-            PyObject *value = PyObject_CallMethodNoArgs(match, s_group);
             Py_DECREF(match);
+            if (end < pos || end > length) { Py_DECREF(type_); goto none; }
+            PyObject *value = PyUnicode_Substring(text, pos, end);  /* match.group(), without the call */
             if (!value) { Py_DECREF(type_); goto fail; }
-            if (!PyUnicode_Check(value)) { Py_DECREF(type_); Py_DECREF(value); goto none; }
             long start_line = line, start_column = pos - line_start + 1;
             Py_ssize_t value_length = PyUnicode_GET_LENGTH(value);
             if (is_newline) {
@@ -136,12 +189,14 @@ static PyObject *run(PyObject *module, PyObject *args) {
                 PyObject *text_args = PyTuple_Pack(1, value);
                 token = text_args ? PyUnicode_Type.tp_new((PyTypeObject *)token_class, text_args, NULL) : NULL;
                 Py_XDECREF(text_args);
-                if (!token || PyObject_SetAttr(token, s_type, type_) < 0 || PyObject_SetAttr(token, s_value, value) < 0
-                    || set_long(token, s_start_pos, token_start) < 0 || set_long(token, s_end_pos, end) < 0
-                    || set_long(token, s_line, start_line + line_offset) < 0
-                    || set_long(token, s_end_line, line + line_offset) < 0
-                    || set_long(token, s_column, start_line == 1 ? start_column + column_offset : start_column) < 0
-                    || set_long(token, s_end_column, end - line_start + 1 + (line == 1 ? column_offset : 0)) < 0) {
+                if (!token || set_field(token, offsets, TYPE, Py_NewRef(type_)) < 0
+                    || set_field(token, offsets, VALUE, Py_NewRef(value)) < 0
+                    || set_field(token, offsets, START_POS, PyLong_FromLong(token_start)) < 0
+                    || set_field(token, offsets, END_POS, PyLong_FromLong(end)) < 0
+                    || set_field(token, offsets, LINE, PyLong_FromLong(start_line + line_offset)) < 0
+                    || set_field(token, offsets, END_LINE, PyLong_FromLong(line + line_offset)) < 0
+                    || set_field(token, offsets, COLUMN, PyLong_FromLong(start_line == 1 ? start_column + column_offset : start_column)) < 0
+                    || set_field(token, offsets, END_COLUMN, PyLong_FromLong(end - line_start + 1 + (line == 1 ? column_offset : 0))) < 0) {
                     Py_DECREF(type_); Py_DECREF(value); goto fail;
                 }
             }
@@ -268,10 +323,7 @@ static PyObject *run(PyObject *module, PyObject *args) {
                         Py_XDECREF(picked);
                     } else {
                         if (!PyTuple_Check(taken) || PyTuple_GET_SIZE(taken) != 2) goto none;
-                        PyObject *popped = PyList_GetSlice(values, count - size, count);
-                        children = popped ? PyObject_CallFunctionObjArgs(laid_out, popped, PyTuple_GET_ITEM(taken, 0),
-                                                                         PyTuple_GET_ITEM(taken, 1), NULL) : NULL;
-                        Py_XDECREF(popped);
+                        children = laid_out(values, count - size, size, PyTuple_GET_ITEM(taken, 0), PyTuple_GET_ITEM(taken, 1));
                     }
                     if (!children) goto fail;
                     if (!PyList_Check(children)) { Py_DECREF(children); goto none; }
@@ -333,9 +385,9 @@ static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_lalr", N
 
 PyMODINIT_FUNC PyInit__lalr(void) {
     const char *names[] = {"type", "value", "start_pos", "end_pos", "line", "end_line", "column", "end_column",
-                           "lastgroup", "end", "group", "__default__", "\n", "$END"};
+                           "lastgroup", "end", "__default__", "\n", "$END"};
     PyObject **slots[] = {&s_type, &s_value, &s_start_pos, &s_end_pos, &s_line, &s_end_line, &s_column, &s_end_column,
-                          &s_lastgroup, &s_end, &s_group, &s_default, &s_newline, &s_end_symbol};
+                          &s_lastgroup, &s_end, &s_default, &s_newline, &s_end_symbol};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!(*slots[i] = PyUnicode_InternFromString(names[i]))) return NULL;
     return PyModule_Create(&module_definition);

@@ -290,7 +290,7 @@ def _c_run(tables: Tables, text: str, start: str, transformer, line_offset: int,
     assert _c_loop is not None
     return _c_loop.run(tables.action_rows, tables.rules, tables.lexer_rows, tables.chains, tables.kept_terminals,
                        tables.newline_types, tables.ignored, tables.indenter, tables.start_states[start],
-                       tables.end_states[start], tables.end_state_set, tables.actions, _after_chain, _laid_out, Token,
+                       tables.end_states[start], tables.end_state_set, tables.actions, _after_chain, Token,
                        text, transformer, line_offset, column_offset)
 
 
