@@ -270,20 +270,39 @@ def test_an_interrupt_in_a_callback_goes_on_up_from_either_loop(driver):
 
 def test_a_lexers_match_by_first_character_is_its_whole_expressions_at_every_position():
     """FirstCharacter keeps only the terminals that can start with the character, in order: at every position of
-    every file, in every state's lexer, it matches what the whole expression matches (the type and the end)."""
+    every file, in every state's lexer, it matches what the whole expression matches (the type and the end). Where
+    it gives characters to skip, the whole expression matches a skipped terminal over exactly their run."""
     tables = kite_tables()
     lexers = {id(row[0]): row for row in tables.lexers.values()}.values()
-    positions = 0
+    positions = skips = 0
     for _path, text in texts()[::4]:
         for pos in range(0, len(text), 3):
             code = ord(text[pos])
             if code >= lalr.ASCII:
                 continue
             for whole, _keywords, by_first, first_character in lexers:
-                found, expected = (by_first[code] or first_character(code))(text, pos), whole(text, pos)
-                assert (found and (found.lastgroup, found.end())) == (expected and (expected.lastgroup, expected.end()))
+                made, expected = by_first[code] or first_character(code), whole(text, pos)
+                if isinstance(made, str):
+                    end = pos
+                    while end < len(text) and text[end] in made:
+                        end += 1
+                    assert expected.lastgroup in tables.ignored - tables.newline_types and expected.end() == end
+                    skips += 1
+                else:
+                    found = made(text, pos)
+                    assert (found and (found.lastgroup, found.end())) == (expected and (expected.lastgroup, expected.end()))
                 positions += 1
-    assert positions > 100_000
+    assert positions > 100_000 and skips > 10_000
+
+
+@pytest.mark.parametrize(("pattern", "flags", "run"), [
+    (r"[\t ]+", 0, "\t "), (r" +", 0, " "), (r"[a-c_]+", 0, "abc_"), (r"[ \t]{1,}", 0, "\t "),
+    (r"[\t ]*", 0, ""), (r"[\t ]+?", 0, ""), (r"[\t ]{1,4}", 0, ""), (r"[ \u00a0]+", 0, ""), (r"\s+", 0, ""),
+    (r"[ab]+", 2, ""), (r"[\t ]+x", 0, ""), (r"(?:[\t ])+", 0, "\t "), (r"[^a]+", 0, ""),
+])
+def test_a_run_to_skip_is_only_one_or_more_of_some_ascii_characters(pattern, flags, run):
+    """_run_of: a pattern the loops may step over character by character, not match (2: re.IGNORECASE)."""
+    assert lalr._run_of(pattern, flags) == frozenset(map(ord, run))
 
 
 @pytest.mark.parametrize(("pattern", "first"), [

@@ -129,6 +129,11 @@ static PyObject *run(PyObject *module, PyObject *args) {
                     Py_DECREF(match_at);  /* by_first holds it now */
                     if (PyList_GET_ITEM(by_first, first) != match_at) goto none;
                 }
+                if (PyUnicode_Check(match_at)) {  /* a run of spaces between tokens: skipped (lalr.FirstCharacter) */
+                    Py_ssize_t run = PyUnicode_GET_LENGTH(match_at);
+                    while (pos < length && PyUnicode_FindChar(match_at, PyUnicode_READ_CHAR(text, pos), 0, run, 1) >= 0) pos++;
+                    continue;
+                }
             }
             PyObject *pos_object = PyLong_FromLong(pos);
             if (!pos_object) goto fail;

@@ -79,19 +79,19 @@ class Tables:
         self.kept_terminals = frozenset(
             symbol.name for rule in lark.rules for symbol in rule.expansion if symbol.is_term and not getattr(symbol, "filter_out", False)
         )
-        self.lexers: dict[int, tuple] = {}
-        by_lexer: dict[int, tuple] = {}
-        compiled: dict[str, Callable] = {}
-        for state, lexer in contextual.lexers.items():
-            if id(lexer) not in by_lexer:
-                by_lexer[id(lexer)] = _lexer_recipe(lexer, compiled)
-            self.lexers[state] = by_lexer[id(lexer)]
-        self.chains: dict[tuple[int, int, str], int] = {}  # see _after_chain
         ignored = {lexer.ignore_types for lexer in contextual.lexers.values()}
         if len(ignored) != 1:
             raise Unsupported(ignored)
         self.ignored = ignored.pop()
         self.newline_types = frozenset().union(*(lexer.newline_types for lexer in contextual.lexers.values()))
+        self.lexers: dict[int, tuple] = {}
+        by_lexer: dict[int, tuple] = {}
+        compiled: dict[str, Callable] = {}
+        for state, lexer in contextual.lexers.items():
+            if id(lexer) not in by_lexer:
+                by_lexer[id(lexer)] = _lexer_recipe(lexer, compiled, self.ignored - self.newline_types)
+            self.lexers[state] = by_lexer[id(lexer)]
+        self.chains: dict[tuple[int, int, str], int] = {}  # see _after_chain
         # The C loop's view: rows by state number (Lark numbers them 0..n-1), the end states as one set.
         count = len(self.actions)
         dense = set(self.actions) == set(range(count)) and set(self.lexers) == set(range(count))
@@ -152,10 +152,11 @@ def _rule_recipe(rule, placeholders: bool, transformer_class: type) -> tuple:
     return (size, rule.origin.name, take, taken, INLINE, callback, name)
 
 
-def _lexer_recipe(lexer, compiled: dict) -> tuple:
+def _lexer_recipe(lexer, compiled: dict, skipped: frozenset[str]) -> tuple:
     """(the match of the scanner's one compiled expression, the keyword callbacks by type, and by the first character
-    of the text left, for ASCII, the match of an expression holding only the terminals that can start with it: made on
-    first use (FirstCharacter), in `compiled` by pattern for every lexer).
+    of the text left, for ASCII, the match of an expression holding only the terminals that can start with it, or the
+    characters to skip (FirstCharacter): made on first use, in `compiled` by pattern for every lexer). `skipped`: the
+    ignored terminals that count no lines.
 
     The regex engine tries a state's terminals one after another at every token, so a name behind thirty failing
     alternatives cost thirty tries; the terminals left keep their order, so the first that matches is the same."""
@@ -168,7 +169,7 @@ def _lexer_recipe(lexer, compiled: dict) -> tuple:
             raise Unsupported(type_)
         keywords[type_] = (callback.scanner.fullmatch, {})
     by_first: list = [None] * ASCII
-    return scanner._mres[0].match, keywords, by_first, FirstCharacter(scanner, by_first, compiled)
+    return scanner._mres[0].match, keywords, by_first, FirstCharacter(scanner, by_first, compiled, skipped)
 
 
 ASCII = 128
@@ -179,10 +180,13 @@ class FirstCharacter:
     their order, or the whole expression where that is all of them (or none: it fails there as it would). A
     terminal's first characters come from the regex parser's tree of its pattern; anything that tree holds that is
     not read here (a back reference, a flag set inside) counts as every character, so a terminal is only ever kept
-    in without need, never left out."""
+    in without need, never left out.
 
-    def __init__(self, scanner, by_first: list, compiled: dict):
-        self._scanner, self._by_first, self._compiled = scanner, by_first, compiled
+    Where the only terminal is a skipped one that is a run of ASCII characters (`[\t ]+`, the spaces between tokens),
+    it makes those characters, as a str: the loops step over them without a match (its token would be dropped)."""
+
+    def __init__(self, scanner, by_first: list, compiled: dict, skipped: frozenset[str]):
+        self._scanner, self._by_first, self._compiled, self._skipped = scanner, by_first, compiled, skipped
         self._firsts: list[frozenset[int]] | None = None
 
     def __call__(self, code: int):
@@ -190,6 +194,11 @@ class FirstCharacter:
         if self._firsts is None:
             self._firsts = [_first_characters(t.pattern.to_regexp(), scanner.g_regex_flags) for t in scanner.terminals]
         terminals = [t for t, first in zip(scanner.terminals, self._firsts) if code in first]
+        if len(terminals) == 1 and terminals[0].name in self._skipped:
+            run = _run_of(terminals[0].pattern.to_regexp(), scanner.g_regex_flags)
+            if code in run:
+                self._by_first[code] = "".join(map(chr, sorted(run)))
+                return self._by_first[code]
         match = scanner._mres[0].match
         if terminals and len(terminals) < len(scanner.terminals):
             pattern = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
@@ -211,6 +220,26 @@ def _first_characters(pattern: str, flags: int) -> frozenset[int]:
     except Exception:  # a pattern this reading does not know: any character may start it
         return EVERY_CHARACTER
     return EVERY_CHARACTER if empty else frozenset(first)
+
+
+def _run_of(pattern: str, flags: int) -> frozenset[int]:
+    """The characters of a pattern that is one run of ASCII characters (`[\t ]+`: one or more, as many as there are),
+    or none for any other pattern."""
+    try:
+        items = list(re_parser.parse(pattern, flags))
+    except Exception:  # a pattern this reading does not know is not a run
+        return frozenset()
+    if flags & re.IGNORECASE or len(items) != 1 or items[0][0] is not re_constants.MAX_REPEAT:
+        return frozenset()
+    low, high, repeated = items[0][1]
+    if low < 1 or high is not re_constants.MAXREPEAT or len(repeated) != 1 or repeated[0][0] not in (re_constants.LITERAL, re_constants.IN):
+        return frozenset()
+    op, argument = repeated[0]
+    if op is re_constants.IN and not all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
+        return frozenset()
+    codes = {argument} if op is re_constants.LITERAL else {
+        code for item_op, value in argument for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1))}
+    return frozenset(codes) if max(codes) < ASCII else frozenset()
 
 
 def _first_of(items, flags: int) -> tuple[set[int], bool]:
@@ -314,6 +343,10 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
             code = ord(text[pos])
             if code < ASCII:
                 match_at = by_first[code] or first_character(code)
+                if match_at.__class__ is str:  # a run of spaces: skipped
+                    while pos < length and text[pos] in match_at:
+                        pos += 1
+                    continue
             match = match_at(text, pos)
             if match is None:
                 return None
