@@ -129,28 +129,34 @@ static PyObject *run(PyObject *module, PyObject *args) {
                     Py_DECREF(match_at);  /* by_first holds it now */
                     if (PyList_GET_ITEM(by_first, first) != match_at) goto none;
                 }
-                if (PyUnicode_Check(match_at)) {  /* a run of spaces between tokens: skipped (lalr.FirstCharacter) */
-                    Py_ssize_t run = PyUnicode_GET_LENGTH(match_at);
-                    while (pos < length && PyUnicode_FindChar(match_at, PyUnicode_READ_CHAR(text, pos), 0, run, 1) >= 0) pos++;
-                    continue;
-                }
             }
-            PyObject *pos_object = PyLong_FromLong(pos);
-            if (!pos_object) goto fail;
-            PyObject *match = PyObject_CallFunctionObjArgs(match_at, text, pos_object, NULL);
-            Py_DECREF(pos_object);
-            if (!match) goto fail;
-            if (match == Py_None) { Py_DECREF(match); goto none; }
-            PyObject *type_ = PyObject_GetAttr(match, s_lastgroup);
-            PyObject *end_object = type_ ? PyObject_CallMethodNoArgs(match, s_end) : NULL;
-            long end = end_object ? PyLong_AsLong(end_object) : -1;
-            Py_XDECREF(end_object);
-            if (!type_ || (end == -1 && PyErr_Occurred())) { Py_XDECREF(type_); Py_DECREF(match); goto fail; }
+            PyObject *type_;
+            long end;
+            if (PyTuple_Check(match_at)) {  /* one terminal, a run of characters: scanned (lalr.FirstCharacter) */
+                if (PyTuple_GET_SIZE(match_at) != 3 || !PyUnicode_Check(PyTuple_GET_ITEM(match_at, 2))) goto none;
+                PyObject *tail = PyTuple_GET_ITEM(match_at, 2);
+                Py_ssize_t tail_size = PyUnicode_GET_LENGTH(tail);
+                for (end = pos + 1; end < length; end++)
+                    if (PyUnicode_FindChar(tail, PyUnicode_READ_CHAR(text, end), 0, tail_size, 1) < 0) break;
+                type_ = Py_NewRef(PyTuple_GET_ITEM(match_at, 0));
+            } else {
+                PyObject *pos_object = PyLong_FromLong(pos);
+                if (!pos_object) goto fail;
+                PyObject *match = PyObject_CallFunctionObjArgs(match_at, text, pos_object, NULL);
+                Py_DECREF(pos_object);
+                if (!match) goto fail;
+                if (match == Py_None) { Py_DECREF(match); goto none; }
+                type_ = PyObject_GetAttr(match, s_lastgroup);
+                PyObject *end_object = type_ ? PyObject_CallMethodNoArgs(match, s_end) : NULL;
+                end = end_object ? PyLong_AsLong(end_object) : -1;
+                Py_XDECREF(end_object);
+                Py_DECREF(match);
+                if (!type_ || (end == -1 && PyErr_Occurred())) { Py_XDECREF(type_); goto fail; }
+            }
             int is_ignored = PySequence_Contains(ignored, type_), is_newline = PySequence_Contains(newline_types, type_);
-            if (is_ignored < 0 || is_newline < 0) { Py_DECREF(type_); Py_DECREF(match); goto fail; }
-            if (is_ignored && !is_newline) { Py_DECREF(type_); Py_DECREF(match); pos = end; continue; }
-            Py_DECREF(match);
+            if (is_ignored < 0 || is_newline < 0) { Py_DECREF(type_); goto fail; }
             if (end < pos || end > length) { Py_DECREF(type_); goto none; }
+            if (is_ignored && !is_newline) { Py_DECREF(type_); pos = end; continue; }
             PyObject *value = PyUnicode_Substring(text, pos, end);  /* match.group(), without the call */
             if (!value) { Py_DECREF(type_); goto fail; }
             long start_line = line, start_column = pos - line_start + 1;

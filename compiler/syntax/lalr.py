@@ -89,7 +89,7 @@ class Tables:
         compiled: dict[str, Callable] = {}
         for state, lexer in contextual.lexers.items():
             if id(lexer) not in by_lexer:
-                by_lexer[id(lexer)] = _lexer_recipe(lexer, compiled, self.ignored - self.newline_types)
+                by_lexer[id(lexer)] = _lexer_recipe(lexer, compiled)
             self.lexers[state] = by_lexer[id(lexer)]
         self.chains: dict[tuple[int, int, str], int] = {}  # see _after_chain
         # The C loop's view: rows by state number (Lark numbers them 0..n-1), the end states as one set.
@@ -152,11 +152,10 @@ def _rule_recipe(rule, placeholders: bool, transformer_class: type) -> tuple:
     return (size, rule.origin.name, take, taken, INLINE, callback, name)
 
 
-def _lexer_recipe(lexer, compiled: dict, skipped: frozenset[str]) -> tuple:
+def _lexer_recipe(lexer, compiled: dict) -> tuple:
     """(the match of the scanner's one compiled expression, the keyword callbacks by type, and by the first character
-    of the text left, for ASCII, the match of an expression holding only the terminals that can start with it, or the
-    characters to skip (FirstCharacter): made on first use, in `compiled` by pattern for every lexer). `skipped`: the
-    ignored terminals that count no lines.
+    of the text left, for ASCII, the match of an expression holding only the terminals that can start with it, or a
+    run to scan (FirstCharacter): made on first use, in `compiled` by pattern for every lexer).
 
     The regex engine tries a state's terminals one after another at every token, so a name behind thirty failing
     alternatives cost thirty tries; the terminals left keep their order, so the first that matches is the same."""
@@ -169,7 +168,7 @@ def _lexer_recipe(lexer, compiled: dict, skipped: frozenset[str]) -> tuple:
             raise Unsupported(type_)
         keywords[type_] = (callback.scanner.fullmatch, {})
     by_first: list = [None] * ASCII
-    return scanner._mres[0].match, keywords, by_first, FirstCharacter(scanner, by_first, compiled, skipped)
+    return scanner._mres[0].match, keywords, by_first, FirstCharacter(scanner, by_first, compiled)
 
 
 ASCII = 128
@@ -182,11 +181,12 @@ class FirstCharacter:
     not read here (a back reference, a flag set inside) counts as every character, so a terminal is only ever kept
     in without need, never left out.
 
-    Where the only terminal is a skipped one that is a run of ASCII characters (`[\t ]+`, the spaces between tokens),
-    it makes those characters, as a str: the loops step over them without a match (its token would be dropped)."""
+    Where the only terminal is a run of ASCII characters (`[\t ]+` between tokens, `[A-Za-z_][A-Za-z0-9_]*` for a
+    name), it makes (its type, the run's first characters, the characters after them) instead: the loops scan the run
+    without a match, which is the regex's work twice over for the commonest tokens."""
 
-    def __init__(self, scanner, by_first: list, compiled: dict, skipped: frozenset[str]):
-        self._scanner, self._by_first, self._compiled, self._skipped = scanner, by_first, compiled, skipped
+    def __init__(self, scanner, by_first: list, compiled: dict):
+        self._scanner, self._by_first, self._compiled = scanner, by_first, compiled
         self._firsts: list[frozenset[int]] | None = None
 
     def __call__(self, code: int):
@@ -194,11 +194,10 @@ class FirstCharacter:
         if self._firsts is None:
             self._firsts = [_first_characters(t.pattern.to_regexp(), scanner.g_regex_flags) for t in scanner.terminals]
         terminals = [t for t, first in zip(scanner.terminals, self._firsts) if code in first]
-        if len(terminals) == 1 and terminals[0].name in self._skipped:
-            run = _run_of(terminals[0].pattern.to_regexp(), scanner.g_regex_flags)
-            if code in run:
-                self._by_first[code] = "".join(map(chr, sorted(run)))
-                return self._by_first[code]
+        run = _run_of(terminals[0].pattern.to_regexp(), scanner.g_regex_flags) if len(terminals) == 1 else None
+        if run is not None and chr(code) in run[0]:
+            self._by_first[code] = (terminals[0].name, *run)
+            return self._by_first[code]
         match = scanner._mres[0].match
         if terminals and len(terminals) < len(scanner.terminals):
             pattern = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
@@ -222,24 +221,39 @@ def _first_characters(pattern: str, flags: int) -> frozenset[int]:
     return EVERY_CHARACTER if empty else frozenset(first)
 
 
-def _run_of(pattern: str, flags: int) -> frozenset[int]:
-    """The characters of a pattern that is one run of ASCII characters (`[\t ]+`: one or more, as many as there are),
-    or none for any other pattern."""
+def _run_of(pattern: str, flags: int) -> tuple[str, str] | None:
+    """(the first characters, the characters after them) of a pattern that is one run of ASCII characters: one of some
+    characters and then as many of others as there are (`[A-Za-z_][A-Za-z0-9_]*`), or one or more of the same
+    (`[\t ]+`). None for any other pattern."""
     try:
         items = list(re_parser.parse(pattern, flags))
     except Exception:  # a pattern this reading does not know is not a run
-        return frozenset()
-    if flags & re.IGNORECASE or len(items) != 1 or items[0][0] is not re_constants.MAX_REPEAT:
-        return frozenset()
-    low, high, repeated = items[0][1]
-    if low < 1 or high is not re_constants.MAXREPEAT or len(repeated) != 1 or repeated[0][0] not in (re_constants.LITERAL, re_constants.IN):
-        return frozenset()
-    op, argument = repeated[0]
-    if op is re_constants.IN and not all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
-        return frozenset()
-    codes = {argument} if op is re_constants.LITERAL else {
-        code for item_op, value in argument for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1))}
-    return frozenset(codes) if max(codes) < ASCII else frozenset()
+        return None
+    if flags & re.IGNORECASE:
+        return None
+    if len(items) == 1 and items[0][0] is re_constants.MAX_REPEAT and items[0][1][0] == 1:
+        first, repeat = items[0][1][2], items[0]  # one or more
+    elif len(items) == 2 and items[1][0] is re_constants.MAX_REPEAT and items[1][1][0] == 0:
+        first, repeat = [items[0]], items[1]  # one, then any number
+    else:
+        return None
+    _, high, repeated = repeat[1]
+    if high is not re_constants.MAXREPEAT or len(first) != 1 or len(repeated) != 1:
+        return None
+    head, tail = _characters_of(*first[0]), _characters_of(*repeated[0])
+    return (head, tail) if head and tail else None
+
+
+def _characters_of(op, argument) -> str:
+    """The characters one item of the regex parser's tree matches, where it is a literal or a set of literals and
+    ranges, all ASCII; "" for any other item."""
+    if op is re_constants.LITERAL:
+        codes = {argument}
+    elif op is re_constants.IN and all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
+        codes = {code for item_op, value in argument for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1))}
+    else:
+        return ""
+    return "".join(map(chr, sorted(codes))) if max(codes) < ASCII else ""
 
 
 def _first_of(items, flags: int) -> tuple[set[int], bool]:
@@ -343,37 +357,38 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
             code = ord(text[pos])
             if code < ASCII:
                 match_at = by_first[code] or first_character(code)
-                if match_at.__class__ is str:  # a run of spaces: skipped
-                    while pos < length and text[pos] in match_at:
-                        pos += 1
-                    continue
-            match = match_at(text, pos)
-            if match is None:
-                return None
-            type_ = match.lastgroup
+            if match_at.__class__ is tuple:  # one terminal, a run of characters: scanned (FirstCharacter)
+                type_, _, tail = match_at
+                end = pos + 1
+                while end < length and text[end] in tail:
+                    end += 1
+            else:
+                match = match_at(text, pos)
+                if match is None:
+                    return None
+                type_, end = match.lastgroup, match.end()
             if type_ in ignored and type_ not in newline_types:
-                pos = match.end()
+                pos = end
                 continue
-            value = match.group()
-            end = match.end()
+            lexeme = text[pos:end]
             start_line, start_column = line, pos - line_start + 1
             if type_ in newline_types:
-                breaks = value.count("\n")
+                breaks = lexeme.count("\n")
                 if breaks:
                     line += breaks
-                    line_start = pos + value.rindex("\n") + 1
+                    line_start = pos + lexeme.rindex("\n") + 1
             token_start, pos = pos, end
             if type_ in ignored:
                 continue
             if type_ in keywords:
                 fullmatch, known = keywords[type_]
-                retyped = known.get(value)
+                retyped = known.get(lexeme)
                 if retyped is None:
-                    retyped = known[value] = fullmatch(value) or type_
+                    retyped = known[lexeme] = fullmatch(lexeme) or type_
                 type_ = retyped
             if type_ in kept:
-                token = new_text(token_class, value)
-                token.type, token.value, token.start_pos, token.end_pos = type_, value, token_start, end
+                token = new_text(token_class, lexeme)
+                token.type, token.value, token.start_pos, token.end_pos = type_, lexeme, token_start, end
                 token.line, token.end_line = start_line + line_offset, line + line_offset
                 token.column = start_column + column_offset if start_line == 1 else start_column
                 token.end_column = end - line_start + 1 + (column_offset if line == 1 else 0)
@@ -382,7 +397,7 @@ def _run(tables: Tables, text: str, start: str, transformer, line_offset: int, c
             if type_ == nl_type:
                 if depth:
                     continue
-                indent_text = value.rsplit("\n", 1)[1]
+                indent_text = lexeme.rsplit("\n", 1)[1]
                 indent = indent_text.count(" ") + indent_text.count("\t") * tab_len
                 feed = [nl_type]
                 if indent > levels[-1]:
