@@ -357,6 +357,37 @@ def test_the_nodes_c_init_makes_what_the_dataclasses_init_makes(monkeypatch):
     assert n.Name(3, 4, "x") == n.Name(3, 4, "x", end_line=3, end_column=4) and n.Name(3, 4, "x").end_column == 4
 
 
+def test_a_node_class_called_makes_its_node_with_whatever_init_it_has(monkeypatch):
+    """kite.syntax._nodes makes a node class's calls skip type.__call__'s tuple and dict: they still run the class's
+    __init__ when it is not the C one any more, and only classes object.__new__ makes are taken."""
+    import sys
+
+    from kite.syntax import nodes as n
+
+    if "kite.syntax._nodes" not in sys.modules:
+        pytest.skip("compiler/syntax/_nodes.c is not built")
+    from kite.syntax import _nodes  # type: ignore[attr-defined]
+
+    calls = []
+
+    def recorded(self, *args, **kwargs):
+        calls.append((args, kwargs))
+        n.DATACLASS_INITS[n.Name](self, *args, **kwargs)
+
+    monkeypatch.setattr(n.Name, "__init__", recorded)
+    assert n.Name(3, 4, "x", end_line=3, end_column=5) == n.Name(3, 4, "x") and calls[0] == ((3, 4, "x"), {"end_line": 3, "end_column": 5})
+    monkeypatch.undo()
+    assert n.Name(3, 4, "x", end_line=3, end_column=5).end_column == 5 and len(calls) == 2
+
+    class Made:
+        def __new__(cls):
+            return super().__new__(cls)
+
+    for refused in (int, Made, n.Name(1, 1, "x")):
+        with pytest.raises(TypeError):
+            _nodes.called_as_node(refused)
+
+
 def test_first_characters_under_the_grammars_flags_and_of_every_kind_of_item():
     import re
 

@@ -5,7 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *s_layout;
+static PyObject *s_layout, *s_init;
 
 /* A class's layout, a tuple: (field names in order, the field index of each positional parameter, each field's
    default or the `required` marker, the field indices of line, column, end_line and end_column or None). */
@@ -98,6 +98,44 @@ static PyObject *node_init(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyMethodDef init_definition = {"__init__", (PyCFunction)(void (*)(void))node_init, METH_FASTCALL | METH_KEYWORDS,
                                       "Sets each field, as the frozen dataclass's __init__ would (kite.syntax._nodes)."};
 
+/* A node class called: what type.__call__ does for it (object.__new__, then the C __init__), without the tuple of
+   arguments and the dict of keywords it makes on the way (those were as costly as the __init__ itself). A class
+   whose __init__ is no longer the C one (a test puts the dataclass's back) is called as usual. */
+static PyObject *make_node(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    PyTypeObject *type = (PyTypeObject *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *init = _PyType_Lookup(type, s_init);
+    if (!init || !Py_IS_TYPE(init, &PyMethodDescr_Type) || ((PyMethodDescrObject *)init)->d_method != &init_definition) {
+        Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        PyObject *positional = PyTuple_New(nargs), *named = keywords ? PyDict_New() : NULL, *made = NULL;
+        for (Py_ssize_t i = 0; positional && i < nargs; i++) PyTuple_SET_ITEM(positional, i, Py_NewRef(args[i]));
+        int failed = !positional || (keywords && !named);
+        for (Py_ssize_t k = 0; !failed && k < keywords; k++)
+            failed = PyDict_SetItem(named, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0;
+        if (!failed) made = PyType_Type.tp_call(callable, positional, named);
+        Py_XDECREF(positional);
+        Py_XDECREF(named);
+        return made;
+    }
+    PyObject *self = type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    PyObject *done = node_init(self, args, nargs, kwnames);
+    if (!done) { Py_DECREF(self); return NULL; }
+    Py_DECREF(done);
+    return self;
+}
+
+/* called_as_node(cls): calls of the class make its nodes through make_node; only for a class object.__new__ makes */
+static PyObject *called_as_node(PyObject *module, PyObject *cls) {
+    if (!PyType_Check(cls) || !(((PyTypeObject *)cls)->tp_flags & Py_TPFLAGS_HEAPTYPE)
+        || ((PyTypeObject *)cls)->tp_new != PyBaseObject_Type.tp_new) {
+        PyErr_SetString(PyExc_TypeError, "called_as_node takes a node class that object.__new__ makes");
+        return NULL;
+    }
+    ((PyTypeObject *)cls)->tp_vectorcall = make_node;
+    Py_RETURN_NONE;
+}
+
 /* initializer(Node): the __init__ descriptor for Node and its subclasses */
 static PyObject *initializer(PyObject *module, PyObject *base) {
     if (!PyType_Check(base)) {
@@ -109,12 +147,13 @@ static PyObject *initializer(PyObject *module, PyObject *base) {
 
 static PyMethodDef methods[] = {
     {"initializer", initializer, METH_O, "The C __init__ for the node classes under this base class."},
+    {"called_as_node", called_as_node, METH_O, "Calls of this node class make its node without type.__call__'s tuple and dict."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_nodes", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__nodes(void) {
-    if (!(s_layout = PyUnicode_InternFromString("__node_layout__"))) return NULL;
+    if (!(s_layout = PyUnicode_InternFromString("__node_layout__")) || !(s_init = PyUnicode_InternFromString("__init__"))) return NULL;
     return PyModule_Create(&module_definition);
 }

@@ -377,6 +377,7 @@ def _install_c_init() -> None:
         if layout is not None:
             cls.__node_layout__ = layout  # type: ignore[attr-defined]
             cls.__init__ = init  # type: ignore[misc]
+            _nodes.called_as_node(cls)
 
 
 _install_c_init()
