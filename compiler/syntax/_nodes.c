@@ -5,7 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *s_layout, *s_init;
+static PyObject *s_layout, *s_init, *empty;
 
 /* A class's layout, a tuple: (field names in order, the field index of each positional parameter, each field's
    default or the `required` marker, the field indices of line, column, end_line and end_column or None). */
@@ -117,7 +117,7 @@ static PyObject *make_node(PyObject *callable, PyObject *const *args, size_t nar
         Py_XDECREF(named);
         return made;
     }
-    PyObject *self = type->tp_alloc(type, 0);
+    PyObject *self = PyBaseObject_Type.tp_new(type, empty, NULL);  /* object.__new__: it lays out the attributes too */
     if (!self) return NULL;
     PyObject *done = node_init(self, args, nargs, kwnames);
     if (!done) { Py_DECREF(self); return NULL; }
@@ -154,6 +154,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_nodes", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__nodes(void) {
-    if (!(s_layout = PyUnicode_InternFromString("__node_layout__")) || !(s_init = PyUnicode_InternFromString("__init__"))) return NULL;
+    if (!(s_layout = PyUnicode_InternFromString("__node_layout__")) || !(s_init = PyUnicode_InternFromString("__init__"))
+        || !(empty = PyTuple_New(0))) return NULL;
     return PyModule_Create(&module_definition);
 }
