@@ -182,8 +182,8 @@ class FirstCharacter:
     in without need, never left out.
 
     Where the only terminal is a run of ASCII characters (`[\t ]+` between tokens, `[A-Za-z_][A-Za-z0-9_]*` for a
-    name), it makes (its type, the run's first characters, the characters after them) instead: the loops scan the run
-    without a match, which is the regex's work twice over for the commonest tokens."""
+    name, `(` alone), it makes (its type, the run's first characters, the characters after them) instead: the loops
+    scan the run without a match, which is the regex's work twice over for the commonest tokens."""
 
     def __init__(self, scanner, by_first: list, compiled: dict):
         self._scanner, self._by_first, self._compiled = scanner, by_first, compiled
@@ -223,15 +223,18 @@ def _first_characters(pattern: str, flags: int) -> frozenset[int]:
 
 def _run_of(pattern: str, flags: int) -> tuple[str, str] | None:
     """(the first characters, the characters after them) of a pattern that is one run of ASCII characters: one of some
-    characters and then as many of others as there are (`[A-Za-z_][A-Za-z0-9_]*`), or one or more of the same
-    (`[\t ]+`). None for any other pattern."""
+    characters and then as many of others as there are (`[A-Za-z_][A-Za-z0-9_]*`), one or more of the same
+    (`[\t ]+`), or one character alone (`(`, `[*/%]`: nothing after it). None for any other pattern."""
     try:
         items = list(re_parser.parse(pattern, flags))
     except Exception:  # a pattern this reading does not know is not a run
         return None
     if flags & re.IGNORECASE:
         return None
-    if len(items) == 1 and items[0][0] is re_constants.MAX_REPEAT and items[0][1][0] == 1:
+    if len(items) == 1 and items[0][0] is not re_constants.MAX_REPEAT:
+        head = _characters_of(*items[0])  # one character
+        return (head, "") if head else None
+    if len(items) == 1 and items[0][1][0] == 1:
         first, repeat = items[0][1][2], items[0]  # one or more
     elif len(items) == 2 and items[1][0] is re_constants.MAX_REPEAT and items[1][1][0] == 0:
         first, repeat = [items[0]], items[1]  # one, then any number
