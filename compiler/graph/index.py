@@ -16,6 +16,7 @@ import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -194,6 +195,7 @@ class _Reader:
         qualifiers = {id(member.target) for member, _ in facts.members}  # every Member: the analyzer walks each expression
         type_names = []
         sources = [(item, self._source_of(item)) for item in items]
+        children, type_ref, call, call_of, named_type = n.children, n.TypeRef, n.Call, called.add, type_names.append  # the hot loop's
         for item, source in sources:  # one walk: what is called, the types named
             parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
             for part, part_source in parts:
@@ -202,15 +204,15 @@ class _Reader:
                 while pending:  # as n.descendants, in source order
                     node = pop()
                     kind = type(node)
-                    if kind is n.TypeRef:
-                        type_names.append((node, part_source))
+                    if kind in LEAVES:
+                        continue  # a name or a literal (the most): nothing inside
+                    if kind is type_ref:
+                        named_type((node, part_source))
                         if not node.args and node.returns is None:
                             continue  # most types (`int`, `Item`): nothing inside
-                    elif kind is n.Call:
-                        called.add(id(node.func))
-                    elif kind in LEAVES:
-                        continue  # a name or a literal: nothing inside
-                    extend(reversed(n.children(node)))
+                    elif kind is call:
+                        call_of(id(node.func))
+                    extend(reversed(children(node)))
         starts = [(item.line, item.column) for item, _ in sources]
 
         def source_at(node) -> str | None:
@@ -218,8 +220,9 @@ class _Reader:
             index = bisect.bisect_right(starts, (node.line, node.column)) - 1
             return sources[index][1] if index >= 0 else None
 
+        named, add_name = self.named, self.names.append
         for name, binding in facts.resolved:
-            where = self.named(name.line, name.column, name.name)
+            where = named(name.line, name.column, name.name)
             if where is None:
                 continue
             if binding is not None and binding.kind != "const":
@@ -228,22 +231,22 @@ class _Reader:
             if binding is not None and name.name in FUNCTIONS and id(name) in called:
                 binding = None  # a call of a stdlib name is always the standard library's
             role = "call" if id(name) in called else ("qualifier" if id(name) in qualifiers else "value")
-            self.names.append(Name(name.name, where, role, source_at(name)))
+            add_name(Name(name.name, where, role, source_at(name)))
         for member, owner in facts.members:
-            where = self.named(member.end_line, member.end_column - len(member.name), member.name)
+            where = named(member.end_line, member.end_column - len(member.name), member.name)
             target = member.target
-            via = self.named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
+            via = named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
             if where is not None:
-                self.names.append(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
+                add_name(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
         for node, part_source in type_names:
-            if (where := self.named(node.line, node.column, node.name)) is not None:
-                self.names.append(Name(node.name, where, "type", part_source))
+            if (where := named(node.line, node.column, node.name)) is not None:
+                add_name(Name(node.name, where, "type", part_source))
         locals_ = []
         lines = [item.line for item in items]
         for key, binding in declared.items():
             if binding.kind == "const":
                 continue
-            where = self.named(binding.line, binding.column, binding.name)
+            where = named(binding.line, binding.column, binding.name)
             # The item it is declared in: items do not share lines, so the last one starting at or before it.
             index = bisect.bisect_right(lines, binding.line) - 1
             item = items[index] if index >= 0 and binding.line <= items[index].end_line else None
@@ -409,4 +412,4 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
             kind = "uses"
         edge = name.range not in enum_reads
         out.append(Reference(found.id, file.path, name.range, kind, name.source, edge))
-    return sorted(out, key=lambda ref: ref.range)
+    return sorted(out, key=attrgetter("range"))
