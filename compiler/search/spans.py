@@ -125,4 +125,6 @@ def _cut(lines, line: int, column: int, end_line: int, end_column: int) -> str:
 
 def _brackets(text: str) -> list[str]:
     """The brackets of code text in order; each line starts in code (no literal runs over a line end)."""
-    return BRACKET.findall("\n".join(map(code_only, text.split("\n"))))  # found by the regex engine: a declaration is long
+    if '"' in text or "'" in text or "#" in text:  # literals or a comment to take out (most declarations have none)
+        text = "\n".join(map(code_only, text.split("\n")))
+    return BRACKET.findall(text)  # found by the regex engine: a declaration is long
