@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kite.graph.build import index_source
+from kite.graph.index import Range
+from kite.source import read
 from tests.conftest import run_kite
 
 PROJECT = Path(__file__).parent / "project"
@@ -133,6 +136,19 @@ def test_a_file_that_does_not_parse_gives_what_parsed_and_says_what_was_left_out
     # The function whose line was left out still spans from its keyword `fn` (its name's column is the node's own).
     symbols = {s["id"]: s["range"] for s in graph_json(project)["symbols"]}
     assert symbols["Words.broken"] == {"start": {"line": 6, "column": 1}, "end": {"line": 8, "column": 21}}
+
+
+def test_ranges_are_the_files_own_columns_in_a_file_the_layout_pass_reindented(tmp_path):
+    # Indented two spaces: the parser reads it re-indented, so each position is shifted back to the file's columns.
+    (tmp_path / "two.kite").write_text("module Two\n\nfn f(x: int) -> int\n  if x > 1\n    return g(x)\n  return 0\n\n"
+                                       "fn g(y: int) -> int\n  return (y +\n    1)\n")
+    symbols = {s["id"]: s["range"] for s in graph_json(tmp_path)["symbols"]}
+    assert symbols["Two.f"] == {"start": {"line": 3, "column": 1}, "end": {"line": 6, "column": 11}}
+    assert symbols["Two.g"] == {"start": {"line": 8, "column": 1}, "end": {"line": 10, "column": 7}}
+    index = index_source(read(str(tmp_path / "two.kite")))
+    [x, y] = index.locals
+    assert x.uses == (Range(4, 6, 4, 7), Range(5, 14, 5, 15)) and y.uses == (Range(9, 11, 9, 12),)
+    assert [(name.name, name.range) for name in index.names if name.role == "call"] == [("g", Range(5, 12, 5, 13))]
 
 
 def test_an_unreadable_file_is_one_line_and_exit_2_and_the_others_are_graphed(project):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kite.analyze import gather
+from kite.graph.index import group_of
 from kite.search.cache import parse
 from kite.source import SourceFile, read
 from kite.syntax import nodes as n
@@ -67,3 +68,11 @@ def test_the_analyzers_members_are_every_member_written_so_the_index_takes_its_q
     for module in modules():
         written = {id(node.target) for node in n.descendants(module) if isinstance(node, n.Member)}
         assert {id(member.target) for member, _ in gather(module, every_type=False).members} == written, module.name
+
+
+def test_a_files_group_is_its_program_path_as_pathlib_spells_it():
+    # A path as kite_files makes it is cut as a string; one pathlib would spell otherwise goes through pathlib.
+    spellings = {"cart.kite": "cart", "shop/cart.test.kite": "shop/cart", "/abs/cart.kite": "/abs/cart",
+                 "./shop/cart.kite": "shop/cart", "shop//cart.test.kite": "shop/cart", "shop/./cart.kite": "shop/cart"}
+    for path, program in spellings.items():
+        assert group_of(path, "M") == f"{program}\0M", path

@@ -16,6 +16,7 @@ import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -32,6 +33,9 @@ RECOVERED = ("recovered_line_", "RecoveredLine")
 ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
 ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
 LEAVES = frozenset((n.Name, n.Literal))  # nodes without children
+# Range, Name, Symbol and Reference made by tuple's own __new__ (as NamedTuple._make does): theirs is a Python call, and
+# a graph makes about a hundred a file.
+new_tuple = tuple.__new__
 
 
 class Range(NamedTuple):
@@ -112,10 +116,15 @@ class Reference(NamedTuple):
 
 
 def group_of(path: str, module: str) -> str:
-    file = Path(path)
-    name = file.name
-    stem = name[: -len(TEST_SUFFIX)] if name.endswith(TEST_SUFFIX) else name.removesuffix(".kite")
-    return f"{file.parent / stem}\0{module}"
+    folder, slash, name = path.rpartition("/")
+    if name in ("", ".") or "//" in path or "/./" in path or path.startswith("./"):  # a path pathlib spells otherwise
+        file = Path(path)
+        return f"{file.parent / _stem(file.name)}\0{module}"
+    return f"{folder}{slash}{_stem(name)}\0{module}"  # as pathlib would, without its objects (a twentieth of indexing a file)
+
+
+def _stem(name: str) -> str:
+    return name[: -len(TEST_SUFFIX)] if name.endswith(TEST_SUFFIX) else name.removesuffix(".kite")
 
 
 def read_file(path: str, source_text: str, module: n.Module | None, parsed_lines: tuple[str, ...],
@@ -133,7 +142,8 @@ class _Reader:
         self.symbols: list[Symbol] = []
         self.names: list[Name] = []
         # Per line (1-based), how far the file's columns are from the parsed text's: None where recovery rewrote it.
-        self.shift: list[int | None] = [None, *map(self.spans.shift, range(1, len(parsed_lines) + 1))]
+        lines = range(1, len(parsed_lines) + 1)
+        self.shift: list[int | None] = [None, *([0] * len(lines) if self.spans.as_written else map(self.spans.shift, lines))]
 
     def at(self, line: int, column: int, end_line: int, end_column: int) -> Range | None:
         shift = self.shift
@@ -141,19 +151,19 @@ class _Reader:
         last = shift[end_line] if 0 < end_line < len(shift) else None
         if first is None or last is None:
             return None
-        return Range(line, column + first, end_line, end_column + last)
+        return new_tuple(Range, (line, column + first, end_line, end_column + last))
 
     def named(self, line: int, column: int, name: str) -> Range | None:
         """`at` for a name, which is on one line: the one a graph asks most (about fifty a file)."""
         shift = self.shift
         first = shift[line] if 0 < line < len(shift) else None
-        return None if first is None else Range(line, column + first, line, column + len(name) + first)
+        return None if first is None else new_tuple(Range, (line, column + first, line, column + len(name) + first))
 
     def declare(self, id_: str, name: str, kind: str, node, name_range: Range | None, container=None) -> None:
         span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell, from its keyword
-        whole = Range(*span) if span is not None else self.at(*self.spans.start(node), node.end_line, node.end_column) or name_range
+        whole = new_tuple(Range, span) if span is not None else self.at(*self.spans.start(node), node.end_line, node.end_column) or name_range
         if whole is not None and name_range is not None:
-            self.symbols.append(Symbol(id_, name, kind, self.path, whole, name_range, container, node))
+            self.symbols.append(new_tuple(Symbol, (id_, name, kind, self.path, whole, name_range, container, node)))
 
     def read(self, skipped: tuple[str, ...]) -> FileIndex:
         module = self.module
@@ -186,8 +196,9 @@ class _Reader:
         uses: dict[tuple[int, int], list[Range]] = defaultdict(list)
         called: set[int] = set()
         qualifiers = {id(member.target) for member, _ in facts.members}  # every Member: the analyzer walks each expression
-        type_names = []
+        type_names: list[tuple[n.TypeRef, str | None]] = []
         sources = [(item, self._source_of(item)) for item in items]
+        children, type_ref, call, call_of, named_type = n.children, n.TypeRef, n.Call, called.add, type_names.append  # the hot loop's
         for item, source in sources:  # one walk: what is called, the types named
             parts = [(f.type, f"{source}.{f.name}") for f in item.fields] if isinstance(item, n.TypeDecl) else [(item, source)]
             for part, part_source in parts:
@@ -196,15 +207,15 @@ class _Reader:
                 while pending:  # as n.descendants, in source order
                     node = pop()
                     kind = type(node)
-                    if kind is n.TypeRef:
-                        type_names.append((node, part_source))
+                    if kind in LEAVES:
+                        continue  # a name or a literal (the most): nothing inside
+                    if kind is type_ref:
+                        named_type((node, part_source))
                         if not node.args and node.returns is None:
                             continue  # most types (`int`, `Item`): nothing inside
-                    elif kind is n.Call:
-                        called.add(id(node.func))
-                    elif kind in LEAVES:
-                        continue  # a name or a literal: nothing inside
-                    extend(reversed(n.children(node)))
+                    elif kind is call:
+                        call_of(id(node.func))
+                    extend(reversed(children(node)))
         starts = [(item.line, item.column) for item, _ in sources]
 
         def source_at(node) -> str | None:
@@ -212,8 +223,9 @@ class _Reader:
             index = bisect.bisect_right(starts, (node.line, node.column)) - 1
             return sources[index][1] if index >= 0 else None
 
+        named, add_name = self.named, self.names.append
         for name, binding in facts.resolved:
-            where = self.named(name.line, name.column, name.name)
+            where = named(name.line, name.column, name.name)
             if where is None:
                 continue
             if binding is not None and binding.kind != "const":
@@ -222,22 +234,22 @@ class _Reader:
             if binding is not None and name.name in FUNCTIONS and id(name) in called:
                 binding = None  # a call of a stdlib name is always the standard library's
             role = "call" if id(name) in called else ("qualifier" if id(name) in qualifiers else "value")
-            self.names.append(Name(name.name, where, role, source_at(name)))
+            add_name(new_tuple(Name, (name.name, where, role, source_at(name), None, None)))
         for member, owner in facts.members:
-            where = self.named(member.end_line, member.end_column - len(member.name), member.name)
+            where = named(member.end_line, member.end_column - len(member.name), member.name)
             target = member.target
-            via = self.named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
+            via = named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
             if where is not None:
-                self.names.append(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
+                add_name(new_tuple(Name, (member.name, where, "member", source_at(member), owner.name if owner is not None else None, via)))
         for node, part_source in type_names:
-            if (where := self.named(node.line, node.column, node.name)) is not None:
-                self.names.append(Name(node.name, where, "type", part_source))
+            if (where := named(node.line, node.column, node.name)) is not None:
+                add_name(new_tuple(Name, (node.name, where, "type", part_source, None, None)))
         locals_ = []
         lines = [item.line for item in items]
         for key, binding in declared.items():
             if binding.kind == "const":
                 continue
-            where = self.named(binding.line, binding.column, binding.name)
+            where = named(binding.line, binding.column, binding.name)
             # The item it is declared in: items do not share lines, so the last one starting at or before it.
             index = bisect.bisect_right(lines, binding.line) - 1
             item = items[index] if index >= 0 and binding.line <= items[index].end_line else None
@@ -368,7 +380,7 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
             fields[symbol.name].append(symbol)
     out = []
     for symbol in file.symbols:
-        out.append(Reference(symbol.id, file.path, symbol.name_range, "declares", symbol.id, edge=False))
+        out.append(new_tuple(Reference, (symbol.id, file.path, symbol.name_range, "declares", symbol.id, False)))
     enum_reads = set()  # the `Size` of `Size.Small`: a reference to the enum, no edge of its own beside the member's
     for name in file.names:
         if name.role != "member":
@@ -381,19 +393,19 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
             candidates = fields.get(name.name, [])
             member = candidates[0] if len(candidates) == 1 and candidates[0].kind == "field" else None
         if member is not None:
-            out.append(Reference(member.id, file.path, name.range, "uses", name.source))
+            out.append(new_tuple(Reference, (member.id, file.path, name.range, "uses", name.source, True)))
             if member.kind == "member" and name.via is not None:
                 enum_reads.add(name.via)
     for name in file.names:
         if name.role == "member":
             continue
         if name.role == "call" and name.name in FUNCTIONS:
-            out.append(Reference(STD + name.name, file.path, name.range, "calls", name.source))
+            out.append(new_tuple(Reference, (STD + name.name, file.path, name.range, "calls", name.source, True)))
             continue
         found = by_name.get(name.name)
         if found is None:
             if name.name in FUNCTIONS and name.role == "value":
-                out.append(Reference(STD + name.name, file.path, name.range, "uses", name.source))
+                out.append(new_tuple(Reference, (STD + name.name, file.path, name.range, "uses", name.source, True)))
             continue
         if name.role == "call":
             is_type = constructs(name.name, is_value=found.kind == "const", functions={name.name} if found.kind == "fn" else (),
@@ -402,5 +414,5 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
         else:
             kind = "uses"
         edge = name.range not in enum_reads
-        out.append(Reference(found.id, file.path, name.range, kind, name.source, edge))
-    return sorted(out, key=lambda ref: ref.range)
+        out.append(new_tuple(Reference, (found.id, file.path, name.range, kind, name.source, edge)))
+    return sorted(out, key=attrgetter("range"))

@@ -11,6 +11,7 @@ maps them back to the file's own columns, and refuses (None) on a line recovery 
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
 from kite.syntax import nodes as n
 from kite.syntax.layout import code_only
@@ -26,6 +27,8 @@ class Spans:
     def __init__(self, source_text: str, parsed_lines: tuple[str, ...]):
         self.source_lines = source_text.split("\n")
         self._parsed_lines = parsed_lines
+        # Every line as the parser read it (most files): then each line's shift is 0, with nothing to compare.
+        self.as_written = parsed_lines == tuple(self.source_lines)
         self._shifts: dict[int, int | None] = {}  # shift's answers: a search asks about the same lines again and again
 
     # ---- the file's coordinates
@@ -38,6 +41,8 @@ class Spans:
     def shift(self, line: int) -> int | None:
         """How many columns right of the parsed line the file's line `line` is (their indentation differs), or None
         where the parser read another line than the file holds."""
+        if self.as_written:
+            return 0 if 0 < line <= len(self.source_lines) else None
         if line in self._shifts:
             return self._shifts[line]
         shift = None
@@ -58,6 +63,9 @@ class Spans:
         end = (last_node.end_line, last_node.end_column)
         if not isinstance(node, tuple):
             start, end = self._balanced(start, end)
+        if self.as_written:
+            lines = len(self.source_lines)
+            return (*start, *end) if 0 < start[0] <= lines and 0 < end[0] <= lines else None
         file_start, file_end = self.in_file(*start), self.in_file(*end)
         if file_start is None or file_end is None or any(self.shift(line) is None for line in range(file_start[0], file_end[0] + 1)):
             return None
@@ -78,10 +86,8 @@ class Spans:
 
     def _balanced(self, start: tuple[int, int], end: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
         """Out over the brackets a node's text closes but does not open, or opens but does not close."""
-        depth = lowest = 0
-        for bracket in _brackets(_cut(self._parsed_lines, *start, *end)):
-            depth += BRACKET_DEPTH[bracket]
-            lowest = min(lowest, depth)
+        depths = list(accumulate(map(BRACKET_DEPTH.__getitem__, _brackets(_cut(self._parsed_lines, *start, *end))), initial=0))
+        depth, lowest = depths[-1], min(depths)
         while lowest < 0 and (before := self._bracket_before(start)) is not None:
             start, lowest, depth = before, lowest + 1, depth + 1
         while depth > 0 and (after := self._bracket_after(end)) is not None:
@@ -119,4 +125,6 @@ def _cut(lines, line: int, column: int, end_line: int, end_column: int) -> str:
 
 def _brackets(text: str) -> list[str]:
     """The brackets of code text in order; each line starts in code (no literal runs over a line end)."""
-    return BRACKET.findall("\n".join(map(code_only, text.split("\n"))))  # found by the regex engine: a declaration is long
+    if '"' in text or "'" in text or "#" in text:  # literals or a comment to take out (most declarations have none)
+        text = "\n".join(map(code_only, text.split("\n")))
+    return BRACKET.findall(text)  # found by the regex engine: a declaration is long
