@@ -67,12 +67,12 @@ def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
 
 
 def test_the_suspect_search_finds_a_word_exactly_where_word_boundaries_around_it_do():
-    """SUSPECT spells `\\b(?:word|...)\\b` first letter first, for speed: a match at the same places, every word
-    among letters, digits, non-ASCII letters, line starts and ends."""
+    """SUSPECT spells `\\b(?:word|...)\\b` first letter first, and each symbol as its own literal, for speed: a match
+    at the same places, every word and symbol among letters, digits, non-ASCII letters, line starts and ends."""
     import re
 
-    plain = re.compile(leaks.SUSPECT_SYMBOLS + r"|\b(?:" + "|".join(leaks.SUSPECT_WORDS) + r")\b")
-    words = [word.replace("[ \\t]+", " ") for word in leaks.SUSPECT_WORDS]
+    plain = re.compile(r"[;{}&|$]|!(?!=)|\+\+|--|//|\b(?:" + "|".join(leaks.SUSPECT_WORDS) + r")\b")
+    words = [word.replace("[ \\t]+", " ") for word in leaks.SUSPECT_WORDS] + [";", "{", "}", "&", "|", "$", "!", "!=", "++", "--", "//", "+", "-", "/"]
     around = ["", " ", "x", "_", "1", "é", ".", "(", "\n", "\t"]
     texts = [f"{before}{word}{after}" for word in words for before in around for after in around]
     texts += [path.read_text() for path in REPO.glob("samples/*.kite")]

@@ -87,7 +87,10 @@ PYTHON_SPELLINGS = {"True": "true", "False": "false", "None": "none", "is None":
 PYTHON_WORDS = frozenset(word for word in PYTHON_SPELLINGS if " " not in word)
 IS_NONE = re.compile(r"is[ \t]+(not[ \t]+)?None\b")
 DECLARING = re.compile(r"(?:\b(?:type|enum|fn|let|mut|for)|\.)[ \t]*$")
-SUSPECT_SYMBOLS = r"[;{}&|$]|!(?!=)|\+\+|--|//"
+# Each alternative starts with one literal character, so the regex engine tries a match only where the character is
+# one of their first characters; a class such as [;{}&|$] among them made it try every position (a search cost half
+# again as much).
+SUSPECT_SYMBOLS = r";|\{|\}|&|\||\$|!(?!=)|\+\+|--|//"
 SUSPECT_WORDS = (*LEAKED_WORDS, *CSHARP_TYPES, *DELEGATES, *LEAKED_CALLS, *PYTHON_WORDS, r"else[ \t]+if")
 
 
