@@ -11,7 +11,9 @@ from kite.syntax.literals import fstring_end, quoted_end
 
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
-LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
+# `f"` not after a name's character; each alternative starts with a literal character, so a search skips every other
+# position without trying a match there.
+LITERAL_OR_COMMENT = re.compile(r'"|\'|#|f(?<![A-Za-z0-9_].)"')
 
 
 class LogicalLine(NamedTuple):
