@@ -24,9 +24,18 @@ def test_layout_reports_tabs_and_odd_widths_and_makes_the_lines_consistent():
 
 
 def test_layout_joins_the_lines_of_an_open_bracket_into_one_logical_line():
-    found = layout.check("module A\n\nfn f()\n    let xs = [1,\n        2]\n    return xs\n")
+    found = layout.check("module A\n\nfn f()\n    let xs = [1,\n        2]\n    g(xs,\n        1)\n    return xs\n")
     assert found.problems == ()
-    assert [(line.first, line.last) for line in found.logical][2:] == [(4, 5), (6, 6)]
+    assert [(line.first, line.last) for line in found.logical][2:] == [(4, 5), (6, 7), (8, 8)]
+
+
+def test_layout_reads_a_header_only_where_a_header_word_starts_the_line():
+    """check asks header_keyword only of lines whose first letter is in HEADER_STARTS: every header's is."""
+    keywords = [alternative.split("\\")[0] for alternative in layout.HEADER.pattern.strip("()").split("|")]
+    assert {keyword[0] for keyword in keywords} == layout.HEADER_STARTS
+    for keyword in keywords:
+        found = layout.check(f"module A\n\n{keyword} x\n    pass\n")
+        assert (found.problems, found.logical[1].opens_block) == ((), True), keyword
 
 
 def test_layout_lets_another_language_s_block_statement_keep_its_body_but_not_a_plain_line():
@@ -85,6 +94,15 @@ def test_code_only_passes_a_line_without_quotes_or_comment_through_and_takes_the
     assert layout.code_only('f("(", x) # )', keep_columns=True) == "f(   , x) "
     assert layout.code_only("f('[') # ]") == "f() "
     assert layout.bracket_delta('f("(", g(x)') == 1
+
+
+def test_code_only_finds_an_f_string_where_the_f_starts_no_name():
+    """LITERAL_OR_COMMENT checks the character before `f"` after the f, for speed: the same as looking before it."""
+    plain = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
+    texts = [f"{before}f{quote}x{after}" for before in ["", " ", "x", "_", "1", "é", "(", "f"] for quote in "\"'"
+             for after in ['"', "'", "#", "{", " # f\"", ""]]
+    for text in texts:
+        assert [m.start() for m in layout.LITERAL_OR_COMMENT.finditer(text)] == [m.start() for m in plain.finditer(text)], text
 
 
 def test_every_token_kt004_names_is_one_the_scanner_reports():
