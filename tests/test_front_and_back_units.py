@@ -75,6 +75,19 @@ def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
         assert scan.recovered_text == "\n".join(recovered.rstrip() if found else line for (found, recovered), line in zip(by_line, text.split("\n"))), text
 
 
+def test_the_symbols_only_search_is_taken_only_where_no_suspect_word_is():
+    """scan searches for SUSPECT's symbols alone in an ASCII text without any of its words: the same leaks either way,
+    whether a word is there (or `else if`, or a non-ASCII character around a word), or only symbols, or neither."""
+    texts = ["module A\nfn f()\n    pass\n", "module A\nfn f()\n    x = a && b;\n", "module A\nfn f()\n    var x = 1\n",
+             "module A\nfn f()\n    if a\n        pass\n    else  if b\n        pass\n", "module A\nlet x = «null»\n",
+             "module A\n\u00a0var x = 1 # é\n", "module A\nlet s = f\"{x}\"\n", "module A\nlet elsewhere = 1\n"]
+    for text in texts:
+        by_line = [leaks.scan_line(number, line) for number, line in enumerate(text.split("\n"), start=1)]
+        assert leaks.scan(text).leaks == tuple(leak for found, _ in by_line for leak in found), text
+    assert leaks._suspect_search(texts[1]) == leaks.SUSPECT_SYMBOL.search
+    assert all(leaks._suspect_search(text) == leaks.SUSPECT.search for text in texts[2:6])
+
+
 def test_the_suspect_search_finds_a_word_exactly_where_word_boundaries_around_it_do():
     """SUSPECT spells `\\b(?:word|...)\\b` first letter first, and each symbol as its own literal, for speed: a match
     at the same places, every word and symbol among letters, digits, non-ASCII letters, line starts and ends."""
