@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import errno
 import os
 import re
@@ -33,6 +32,8 @@ class NotUnicode(UnusableInput):
 
 def not_unicode(path: str, text: str) -> NotUnicode | None:
     """Why `text` is not Unicode text (its first lone surrogate, 1-based line and column), or None."""
+    if text.isascii():  # most texts: none can hold a surrogate, and asking costs nothing (the search, a char at a time)
+        return None
     found = SURROGATE.search(text)
     if found is None:
         return None
@@ -71,7 +72,7 @@ def wide_encoding(data: bytes) -> str:
         if data.startswith(bom):
             return name
     head = data[:4096]
-    if len(head) >= 4 and len(head) % 2 == 0:
+    if len(head) >= 4 and len(head) % 2 == 0 and b"\x00" in head:  # no NUL, no NUL beside each character: no slicing
         for zeros, text, name in ((head[1::2], head[0::2], "UTF-16 (little-endian)"), (head[0::2], head[1::2], "UTF-16 (big-endian)")):
             if not zeros.strip(b"\x00") and text.isascii() and b"\x00" not in text:
                 return name
@@ -81,7 +82,8 @@ def wide_encoding(data: bytes) -> str:
 def too_large(path: str, text: str) -> str:
     """Why `text` is more than the Kite layer takes in one file ("" when it is not), whatever door it came in by: a
     file, or a run line's answer, which the Kite layer reads in kite's own process before any budget applies."""
-    if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+    # ASCII text is as many bytes as characters: only other text is encoded to count its bytes
+    if len(text) > MAX_SOURCE_BYTES or (not text.isascii() and len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES):
         return f"{path}: too large to check (more than kite's limit of {MAX_SOURCE_BYTES >> 20} MiB)"
     lines = text.count("\n") + (not text.endswith("\n"))
     if lines > MAX_SOURCE_LINES:
@@ -109,17 +111,23 @@ def decode(path: str, data: bytes) -> SourceFile:
     return SourceFile(path, text)
 
 
-@contextlib.contextmanager
-def reading_errors(path: str, expected: str):
-    """A file that cannot be read, as one line a user can act on; `expected` names what the path should be."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise UnusableInput(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UnusableInput(f"{path}: is a directory, not {expected}") from None
-    except OSError as error:
-        raise UnusableInput(f"{path}: cannot read ({error.strerror})") from None
+class reading_errors:  # lower case, as contextlib's context managers are: `with reading_errors(path, ...)`
+    """A file that cannot be read, as one line a user can act on; `expected` names what the path should be. A class,
+    not a contextlib generator: every file read enters two, and a generator costs several times as much."""
+
+    def __init__(self, path: str, expected: str):
+        self.path, self.expected = path, expected
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: object) -> None:
+        if isinstance(error, FileNotFoundError):
+            raise UnusableInput(f"{self.path}: no such file") from None
+        if isinstance(error, IsADirectoryError):
+            raise UnusableInput(f"{self.path}: is a directory, not {self.expected}") from None
+        if isinstance(error, OSError):
+            raise UnusableInput(f"{self.path}: cannot read ({error.strerror})") from None
 
 
 # What a path names when it is not a regular file: never read, since a FIFO or a device can block or never end.

@@ -24,9 +24,18 @@ def test_layout_reports_tabs_and_odd_widths_and_makes_the_lines_consistent():
 
 
 def test_layout_joins_the_lines_of_an_open_bracket_into_one_logical_line():
-    found = layout.check("module A\n\nfn f()\n    let xs = [1,\n        2]\n    return xs\n")
+    found = layout.check("module A\n\nfn f()\n    let xs = [1,\n        2]\n    g(xs,\n        1)\n    return xs\n")
     assert found.problems == ()
-    assert [(line.first, line.last) for line in found.logical][2:] == [(4, 5), (6, 6)]
+    assert [(line.first, line.last) for line in found.logical][2:] == [(4, 5), (6, 7), (8, 8)]
+
+
+def test_layout_reads_a_header_only_where_a_header_word_starts_the_line():
+    """check asks header_keyword only of lines whose first letter is in HEADER_STARTS: every header's is."""
+    keywords = [alternative.split("\\")[0] for alternative in layout.HEADER.pattern.strip("()").split("|")]
+    assert {keyword[0] for keyword in keywords} == layout.HEADER_STARTS
+    for keyword in keywords:
+        found = layout.check(f"module A\n\n{keyword} x\n    pass\n")
+        assert (found.problems, found.logical[1].opens_block) == ((), True), keyword
 
 
 def test_layout_lets_another_language_s_block_statement_keep_its_body_but_not_a_plain_line():
@@ -66,13 +75,26 @@ def test_the_whole_text_leak_scan_is_the_scan_of_each_line():
         assert scan.recovered_text == "\n".join(recovered.rstrip() if found else line for (found, recovered), line in zip(by_line, text.split("\n"))), text
 
 
+def test_the_symbols_only_search_is_taken_only_where_no_suspect_word_is():
+    """scan searches for SUSPECT's symbols alone in an ASCII text without any of its words: the same leaks either way,
+    whether a word is there (or `else if`, or a non-ASCII character around a word), or only symbols, or neither."""
+    texts = ["module A\nfn f()\n    pass\n", "module A\nfn f()\n    x = a && b;\n", "module A\nfn f()\n    var x = 1\n",
+             "module A\nfn f()\n    if a\n        pass\n    else  if b\n        pass\n", "module A\nlet x = «null»\n",
+             "module A\n\u00a0var x = 1 # é\n", "module A\nlet s = f\"{x}\"\n", "module A\nlet elsewhere = 1\n"]
+    for text in texts:
+        by_line = [leaks.scan_line(number, line) for number, line in enumerate(text.split("\n"), start=1)]
+        assert leaks.scan(text).leaks == tuple(leak for found, _ in by_line for leak in found), text
+    assert leaks._suspect_search(texts[1]) == leaks.SUSPECT_SYMBOL.search
+    assert all(leaks._suspect_search(text) == leaks.SUSPECT.search for text in texts[2:6])
+
+
 def test_the_suspect_search_finds_a_word_exactly_where_word_boundaries_around_it_do():
-    """SUSPECT spells `\\b(?:word|...)\\b` first letter first, for speed: a match at the same places, every word
-    among letters, digits, non-ASCII letters, line starts and ends."""
+    """SUSPECT spells `\\b(?:word|...)\\b` first letter first, and each symbol as its own literal, for speed: a match
+    at the same places, every word and symbol among letters, digits, non-ASCII letters, line starts and ends."""
     import re
 
-    plain = re.compile(leaks.SUSPECT_SYMBOLS + r"|\b(?:" + "|".join(leaks.SUSPECT_WORDS) + r")\b")
-    words = [word.replace("[ \\t]+", " ") for word in leaks.SUSPECT_WORDS]
+    plain = re.compile(r"[;{}&|$]|!(?!=)|\+\+|--|//|\b(?:" + "|".join(leaks.SUSPECT_WORDS) + r")\b")
+    words = [word.replace("[ \\t]+", " ") for word in leaks.SUSPECT_WORDS] + [";", "{", "}", "&", "|", "$", "!", "!=", "++", "--", "//", "+", "-", "/"]
     around = ["", " ", "x", "_", "1", "é", ".", "(", "\n", "\t"]
     texts = [f"{before}{word}{after}" for word in words for before in around for after in around]
     texts += [path.read_text() for path in REPO.glob("samples/*.kite")]
@@ -85,6 +107,15 @@ def test_code_only_passes_a_line_without_quotes_or_comment_through_and_takes_the
     assert layout.code_only('f("(", x) # )', keep_columns=True) == "f(   , x) "
     assert layout.code_only("f('[') # ]") == "f() "
     assert layout.bracket_delta('f("(", g(x)') == 1
+
+
+def test_code_only_finds_an_f_string_where_the_f_starts_no_name():
+    """LITERAL_OR_COMMENT checks the character before `f"` after the f, for speed: the same as looking before it."""
+    plain = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
+    texts = [f"{before}f{quote}x{after}" for before in ["", " ", "x", "_", "1", "é", "(", "f"] for quote in "\"'"
+             for after in ['"', "'", "#", "{", " # f\"", ""]]
+    for text in texts:
+        assert [m.start() for m in layout.LITERAL_OR_COMMENT.finditer(text)] == [m.start() for m in plain.finditer(text)], text
 
 
 def test_every_token_kt004_names_is_one_the_scanner_reports():

@@ -11,7 +11,10 @@ from kite.syntax.literals import fstring_end, quoted_end
 
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
-LITERAL_OR_COMMENT = re.compile(r'(?<![A-Za-z0-9_])f"|"|\'|#')
+HEADER_STARTS = frozenset("fiewt")  # HEADER's first letters: most lines (let, return, a call) are no header
+# `f"` not after a name's character; each alternative starts with a literal character, so a search skips every other
+# position without trying a match there.
+LITERAL_OR_COMMENT = re.compile(r'"|\'|#|f(?<![A-Za-z0-9_].)"')
 
 
 class LogicalLine(NamedTuple):
@@ -78,16 +81,18 @@ def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped[0] == "#":
             index += 1
             continue
         number = index + 1
         raw_indent = line[: len(line) - len(line.lstrip(" \t"))]
-        width = len(raw_indent.expandtabs(INDENT))
         if "\t" in raw_indent:
+            width = len(raw_indent.expandtabs(INDENT))
             problems.append((number, 1, "tabs are not allowed in indentation: use 4 spaces"))
-        elif width % INDENT:
-            problems.append((number, 1, f"indentation must be a multiple of 4 spaces, not {width}"))
+        else:
+            width = len(raw_indent)
+            if width % INDENT:
+                problems.append((number, 1, f"indentation must be a multiple of 4 spaces, not {width}"))
         raw = width
         if raw % INDENT or raw_stack != stack:
             width, written = _block_width(raw, stack, raw_stack, open_header is not None)
@@ -123,15 +128,15 @@ def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
             if stack[-1] != width:
                 problems.append((number, 1, "unindent does not match any outer block"))
                 width = stack[-1]
-        # A line continues while ( or [ stay open.
+        # A line continues while ( or [ stay open (never one without either: most lines skip the count).
         last = index
-        depth = bracket_delta(line)
+        depth = bracket_delta(line) if "(" in line or "[" in line else 0
         while depth > 0 and last + 1 < len(lines):
             last += 1
             depth += bracket_delta(lines[last])
         lines[index] = " " * width + stripped
-        opens = header_keyword(stripped)
-        logical.append(LogicalLine(number, last + 1, width, opens is not None))
+        opens = header_keyword(stripped) if stripped[0] in HEADER_STARTS else None
+        logical.append(tuple.__new__(LogicalLine, (number, last + 1, width, opens is not None)))  # no Python-level __new__
         open_header = (len(logical) - 1, opens) if opens else None
         index = last + 1
     if open_header is not None:

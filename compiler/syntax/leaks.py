@@ -87,7 +87,10 @@ PYTHON_SPELLINGS = {"True": "true", "False": "false", "None": "none", "is None":
 PYTHON_WORDS = frozenset(word for word in PYTHON_SPELLINGS if " " not in word)
 IS_NONE = re.compile(r"is[ \t]+(not[ \t]+)?None\b")
 DECLARING = re.compile(r"(?:\b(?:type|enum|fn|let|mut|for)|\.)[ \t]*$")
-SUSPECT_SYMBOLS = r"[;{}&|$]|!(?!=)|\+\+|--|//"
+# Each alternative starts with one literal character, so the regex engine tries a match only where the character is
+# one of their first characters; a class such as [;{}&|$] among them made it try every position (a search cost half
+# again as much).
+SUSPECT_SYMBOLS = r";|\{|\}|&|\||\$|!(?!=)|\+\+|--|//"
 SUSPECT_WORDS = (*LEAKED_WORDS, *CSHARP_TYPES, *DELEGATES, *LEAKED_CALLS, *PYTHON_WORDS, r"else[ \t]+if")
 
 
@@ -104,6 +107,10 @@ def _at_word_starts(words) -> str:
 # A line without any of these cannot leak: most lines skip the character scan. Not `!=` nor an `else` without `if`
 # (scan_line reports neither): they were three quarters of the lines scanned in answers.
 SUSPECT = re.compile(f"{SUSPECT_SYMBOLS}|{_at_word_starts(SUSPECT_WORDS)}")
+SUSPECT_SYMBOL = re.compile(SUSPECT_SYMBOLS)
+SUSPECT_NAMES = frozenset(word for word in SUSPECT_WORDS if word.isidentifier())  # all but `else if`
+# Each ASCII character that is no word character, as a space: the split() of an ASCII text is then its words.
+WORD_SEPARATORS = str.maketrans({chr(code): " " for code in range(128) if not re.match(r"\w", chr(code))})
 CALLED = re.compile(r"[ \t]*\(")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ELSE_IF = re.compile(r"else[ \t]+if\b")
@@ -361,13 +368,23 @@ def _scan_holes(number: int, line: str, start: int, end: int) -> tuple[list[Leak
     return leaks, "".join(out)
 
 
+def _suspect_search(text: str):
+    """SUSPECT's search, or, for an ASCII text none of whose words is one of SUSPECT's (most texts), the search for
+    its symbols alone: the same matches, for a fraction of the cost (the words' alternatives are tried at most letters).
+    Not for other text: a non-ASCII character may stand between words where the split sees none."""
+    if text.isascii() and SUSPECT_NAMES.isdisjoint(text.translate(WORD_SEPARATORS).split()) and ELSE_IF.search(text) is None:
+        return SUSPECT_SYMBOL.search
+    return SUSPECT.search
+
+
 def scan(text: str) -> LeakScan:
     """Only the lines SUSPECT finds something on are scanned; it is searched for over the whole text (no match runs
     over a line end), so a file without one, most of them, costs one search."""
     leaks: list[Leak] = []
     pieces: list[str] = []
     done, number = 0, 1  # text[:done] is in pieces; `number` is the line at `done`
-    while (suspect := SUSPECT.search(text, done)) is not None:
+    search = _suspect_search(text)
+    while (suspect := search(text, done)) is not None:
         start = text.rfind("\n", done, suspect.start()) + 1 or done
         end = text.find("\n", suspect.start())
         end = len(text) if end < 0 else end
