@@ -389,6 +389,41 @@ def test_a_node_class_called_makes_its_node_with_whatever_init_it_has(monkeypatc
             _nodes.called_as_node(refused)
 
 
+def test_a_namedtuple_made_in_c_is_the_one_its_own_new_makes(monkeypatch):
+    """nodes.made_in_c: calls by position, defaults left out or not, make what the class's __new__ makes; keywords, a
+    wrong count and a replaced __new__ go the usual way; only NamedTuple classes are taken."""
+    from typing import NamedTuple
+
+    from kite.syntax import nodes as n
+
+    class Plain(NamedTuple):
+        line: int
+        text: str
+        owner: str | None = None
+        edge: bool = True
+
+    @n.made_in_c
+    class Quick(NamedTuple):
+        line: int
+        text: str
+        owner: str | None = None
+        edge: bool = True
+
+    for args, kwargs in (((1, "a"), {}), ((1, "a", "o"), {}), ((1, "a", "o", False), {}), ((1,), {"text": "a", "edge": False})):
+        quick, plain = Quick(*args, **kwargs), Plain(*args, **kwargs)
+        assert type(quick) is Quick and tuple(quick) == tuple(plain) and quick._asdict() == plain._asdict()
+    for args in ((), (1,), (1, "a", "o", True, 5)):
+        with pytest.raises(TypeError):
+            Quick(*args)
+    made = []
+    monkeypatch.setattr(Quick, "__new__", lambda cls, *args: made.append(args) or tuple.__new__(cls, (*args, None, True)))
+    assert Quick(2, "b") == (2, "b", None, True) and made == [(2, "b")]
+    if n._nodes is not None:
+        for refused in (tuple, n.Name, int, Quick(1, "a")):
+            with pytest.raises(TypeError):
+                n._nodes.called_as_record(refused)
+
+
 def test_first_characters_under_the_grammars_flags_and_of_every_kind_of_item():
     import re
 

@@ -33,11 +33,9 @@ RECOVERED = ("recovered_line_", "RecoveredLine")
 ITEM_KINDS = {n.FnDecl: "fn", n.Let: "const", n.TypeDecl: "type", n.EnumDecl: "enum"}
 ITEM_PARTS = {n.TypeDecl: ("fields", "field"), n.EnumDecl: ("members", "member")}
 LEAVES = frozenset((n.Name, n.Literal))  # nodes without children
-# Range, Name, Symbol and Reference made by tuple's own __new__ (as NamedTuple._make does): theirs is a Python call, and
-# a graph makes about a hundred a file.
-new_tuple = tuple.__new__
 
 
+@n.made_in_c
 class Range(NamedTuple):
     """1-based lines and columns of the file as written, the end just past the last character. A tuple, not a
     dataclass: a warm `kite graph --cache` builds tens of them per file, and a tuple is quicker to make."""
@@ -54,6 +52,7 @@ class Range(NamedTuple):
         return {"start": {"line": self.line, "column": self.column}, "end": {"line": self.end_line, "column": self.end_column}}
 
 
+@n.made_in_c
 class Symbol(NamedTuple):
     """A tuple, as Range is: a warm `kite graph --cache` makes every file's from its entry."""
 
@@ -70,6 +69,7 @@ class Symbol(NamedTuple):
         return {"id": self.id, "name": self.name, "kind": self.kind, "file": self.file, "range": self.range.to_json()}
 
 
+@n.made_in_c
 class Name(NamedTuple):
     """A name as written in a file, before it is resolved: what it may mean depends on the module's other files. A
     tuple, as Range is: a warm `kite graph --cache` makes about twenty a file."""
@@ -104,6 +104,7 @@ class FileIndex:
     skipped: tuple[str, ...]  # "line L: why" for each line the parser's recovery had to leave out
 
 
+@n.made_in_c
 class Reference(NamedTuple):
     """A tuple, as Symbol is: a graph makes one for every name and declaration."""
 
@@ -151,19 +152,19 @@ class _Reader:
         last = shift[end_line] if 0 < end_line < len(shift) else None
         if first is None or last is None:
             return None
-        return new_tuple(Range, (line, column + first, end_line, end_column + last))
+        return Range(line, column + first, end_line, end_column + last)
 
     def named(self, line: int, column: int, name: str) -> Range | None:
         """`at` for a name, which is on one line: the one a graph asks most (about fifty a file)."""
         shift = self.shift
         first = shift[line] if 0 < line < len(shift) else None
-        return None if first is None else new_tuple(Range, (line, column + first, line, column + len(name) + first))
+        return None if first is None else Range(line, column + first, line, column + len(name) + first)
 
     def declare(self, id_: str, name: str, kind: str, node, name_range: Range | None, container=None) -> None:
         span = self.spans.span(node)  # None when recovery rewrote a line of it: then as far as its nodes tell, from its keyword
-        whole = new_tuple(Range, span) if span is not None else self.at(*self.spans.start(node), node.end_line, node.end_column) or name_range
+        whole = Range(*span) if span is not None else self.at(*self.spans.start(node), node.end_line, node.end_column) or name_range
         if whole is not None and name_range is not None:
-            self.symbols.append(new_tuple(Symbol, (id_, name, kind, self.path, whole, name_range, container, node)))
+            self.symbols.append(Symbol(id_, name, kind, self.path, whole, name_range, container, node))
 
     def read(self, skipped: tuple[str, ...]) -> FileIndex:
         module = self.module
@@ -234,16 +235,16 @@ class _Reader:
             if binding is not None and name.name in FUNCTIONS and id(name) in called:
                 binding = None  # a call of a stdlib name is always the standard library's
             role = "call" if id(name) in called else ("qualifier" if id(name) in qualifiers else "value")
-            add_name(new_tuple(Name, (name.name, where, role, source_at(name), None, None)))
+            add_name(Name(name.name, where, role, source_at(name)))
         for member, owner in facts.members:
             where = named(member.end_line, member.end_column - len(member.name), member.name)
             target = member.target
             via = named(target.line, target.column, target.name) if isinstance(target, n.Name) else None
             if where is not None:
-                add_name(new_tuple(Name, (member.name, where, "member", source_at(member), owner.name if owner is not None else None, via)))
+                add_name(Name(member.name, where, "member", source_at(member), owner.name if owner is not None else None, via))
         for node, part_source in type_names:
             if (where := named(node.line, node.column, node.name)) is not None:
-                add_name(new_tuple(Name, (node.name, where, "type", part_source, None, None)))
+                add_name(Name(node.name, where, "type", part_source))
         locals_ = []
         lines = [item.line for item in items]
         for key, binding in declared.items():
@@ -380,7 +381,7 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
             fields[symbol.name].append(symbol)
     out = []
     for symbol in file.symbols:
-        out.append(new_tuple(Reference, (symbol.id, file.path, symbol.name_range, "declares", symbol.id, False)))
+        out.append(Reference(symbol.id, file.path, symbol.name_range, "declares", symbol.id, edge=False))
     enum_reads = set()  # the `Size` of `Size.Small`: a reference to the enum, no edge of its own beside the member's
     for name in file.names:
         if name.role != "member":
@@ -393,19 +394,19 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
             candidates = fields.get(name.name, [])
             member = candidates[0] if len(candidates) == 1 and candidates[0].kind == "field" else None
         if member is not None:
-            out.append(new_tuple(Reference, (member.id, file.path, name.range, "uses", name.source, True)))
+            out.append(Reference(member.id, file.path, name.range, "uses", name.source))
             if member.kind == "member" and name.via is not None:
                 enum_reads.add(name.via)
     for name in file.names:
         if name.role == "member":
             continue
         if name.role == "call" and name.name in FUNCTIONS:
-            out.append(new_tuple(Reference, (STD + name.name, file.path, name.range, "calls", name.source, True)))
+            out.append(Reference(STD + name.name, file.path, name.range, "calls", name.source))
             continue
         found = by_name.get(name.name)
         if found is None:
             if name.name in FUNCTIONS and name.role == "value":
-                out.append(new_tuple(Reference, (STD + name.name, file.path, name.range, "uses", name.source, True)))
+                out.append(Reference(STD + name.name, file.path, name.range, "uses", name.source))
             continue
         if name.role == "call":
             is_type = constructs(name.name, is_value=found.kind == "const", functions={name.name} if found.kind == "fn" else (),
@@ -414,5 +415,5 @@ def _resolve_file(file: FileIndex, table: dict[str, Symbol]) -> list[Reference]:
         else:
             kind = "uses"
         edge = name.range not in enum_reads
-        out.append(new_tuple(Reference, (found.id, file.path, name.range, kind, name.source, edge)))
+        out.append(Reference(found.id, file.path, name.range, kind, name.source, edge))
     return sorted(out, key=attrgetter("range"))

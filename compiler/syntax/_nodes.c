@@ -5,7 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *s_layout, *s_init, *empty;
+static PyObject *s_layout, *s_init, *s_new, *s_fields, *s_field_defaults, *s_record_new, *empty;
 
 /* A class's layout, a tuple: (field names in order, the field index of each positional parameter, each field's
    default or the `required` marker, the field indices of line, column, end_line and end_column or None). */
@@ -98,6 +98,20 @@ static PyObject *node_init(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyMethodDef init_definition = {"__init__", (PyCFunction)(void (*)(void))node_init, METH_FASTCALL | METH_KEYWORDS,
                                       "Sets each field, as the frozen dataclass's __init__ would (kite.syntax._nodes)."};
 
+/* What type.__call__ does with these vectorcall arguments (make_node's and make_record's way back) */
+static PyObject *call_as_usual(PyObject *callable, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *positional = PyTuple_New(nargs), *named = keywords ? PyDict_New() : NULL, *made = NULL;
+    for (Py_ssize_t i = 0; positional && i < nargs; i++) PyTuple_SET_ITEM(positional, i, Py_NewRef(args[i]));
+    int failed = !positional || (keywords && !named);
+    for (Py_ssize_t k = 0; !failed && k < keywords; k++)
+        failed = PyDict_SetItem(named, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0;
+    if (!failed) made = PyType_Type.tp_call(callable, positional, named);
+    Py_XDECREF(positional);
+    Py_XDECREF(named);
+    return made;
+}
+
 /* A node class called: what type.__call__ does for it (object.__new__, then the C __init__), without the tuple of
    arguments and the dict of keywords it makes on the way (those were as costly as the __init__ itself). A class
    whose __init__ is no longer the C one (a test puts the dataclass's back) is called as usual. */
@@ -105,18 +119,8 @@ static PyObject *make_node(PyObject *callable, PyObject *const *args, size_t nar
     PyTypeObject *type = (PyTypeObject *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *init = _PyType_Lookup(type, s_init);
-    if (!init || !Py_IS_TYPE(init, &PyMethodDescr_Type) || ((PyMethodDescrObject *)init)->d_method != &init_definition) {
-        Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-        PyObject *positional = PyTuple_New(nargs), *named = keywords ? PyDict_New() : NULL, *made = NULL;
-        for (Py_ssize_t i = 0; positional && i < nargs; i++) PyTuple_SET_ITEM(positional, i, Py_NewRef(args[i]));
-        int failed = !positional || (keywords && !named);
-        for (Py_ssize_t k = 0; !failed && k < keywords; k++)
-            failed = PyDict_SetItem(named, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0;
-        if (!failed) made = PyType_Type.tp_call(callable, positional, named);
-        Py_XDECREF(positional);
-        Py_XDECREF(named);
-        return made;
-    }
+    if (!init || !Py_IS_TYPE(init, &PyMethodDescr_Type) || ((PyMethodDescrObject *)init)->d_method != &init_definition)
+        return call_as_usual(callable, args, nargs, kwnames);
     PyObject *self = PyBaseObject_Type.tp_new(type, empty, NULL);  /* object.__new__: it lays out the attributes too */
     if (!self) return NULL;
     PyObject *done = node_init(self, args, nargs, kwnames);
@@ -136,6 +140,41 @@ static PyObject *called_as_node(PyObject *module, PyObject *cls) {
     Py_RETURN_NONE;
 }
 
+/* A NamedTuple class called with its fields by position (those with defaults may be left out): the tuple made
+   straight from them. A namedtuple's __new__ is Python code, and the index makes a hundred tuples a file. Keywords,
+   a wrong count, or a __new__ other than the one the class had when it was taken: called as usual. */
+static PyObject *make_record(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    PyTypeObject *type = (PyTypeObject *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *fields = _PyType_Lookup(type, s_fields), *defaults = _PyType_Lookup(type, s_field_defaults);
+    PyObject *taken = _PyType_Lookup(type, s_record_new);
+    if (kwnames || !fields || !PyTuple_Check(fields) || nargs > PyTuple_GET_SIZE(fields) || !defaults
+        || !PyDict_Check(defaults) || !taken || taken != _PyType_Lookup(type, s_new))
+        return call_as_usual(callable, args, nargs, kwnames);
+    Py_ssize_t count = PyTuple_GET_SIZE(fields);
+    for (Py_ssize_t i = nargs; i < count; i++)
+        if (!PyDict_GetItemWithError(defaults, PyTuple_GET_ITEM(fields, i)))
+            return PyErr_Occurred() ? NULL : call_as_usual(callable, args, nargs, kwnames);
+    PyObject *record = type->tp_alloc(type, count);
+    if (!record) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++)
+        PyTuple_SET_ITEM(record, i, Py_NewRef(i < nargs ? args[i] : PyDict_GetItem(defaults, PyTuple_GET_ITEM(fields, i))));
+    return record;
+}
+
+/* called_as_record(cls): calls of a NamedTuple class make its tuples through make_record */
+static PyObject *called_as_record(PyObject *module, PyObject *cls) {
+    if (!PyType_Check(cls) || !(((PyTypeObject *)cls)->tp_flags & Py_TPFLAGS_HEAPTYPE)
+        || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type) || ((PyTypeObject *)cls)->tp_dictoffset
+        || !_PyType_Lookup((PyTypeObject *)cls, s_fields) || !_PyType_Lookup((PyTypeObject *)cls, s_new)) {
+        PyErr_SetString(PyExc_TypeError, "called_as_record takes a NamedTuple class");
+        return NULL;
+    }
+    if (PyObject_SetAttr(cls, s_record_new, _PyType_Lookup((PyTypeObject *)cls, s_new)) < 0) return NULL;
+    ((PyTypeObject *)cls)->tp_vectorcall = make_record;
+    Py_RETURN_NONE;
+}
+
 /* initializer(Node): the __init__ descriptor for Node and its subclasses */
 static PyObject *initializer(PyObject *module, PyObject *base) {
     if (!PyType_Check(base)) {
@@ -148,6 +187,7 @@ static PyObject *initializer(PyObject *module, PyObject *base) {
 static PyMethodDef methods[] = {
     {"initializer", initializer, METH_O, "The C __init__ for the node classes under this base class."},
     {"called_as_node", called_as_node, METH_O, "Calls of this node class make its node without type.__call__'s tuple and dict."},
+    {"called_as_record", called_as_record, METH_O, "Calls of this NamedTuple class make its tuple without its Python __new__."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -155,6 +195,8 @@ static struct PyModuleDef module_definition = {PyModuleDef_HEAD_INIT, "_nodes", 
 
 PyMODINIT_FUNC PyInit__nodes(void) {
     if (!(s_layout = PyUnicode_InternFromString("__node_layout__")) || !(s_init = PyUnicode_InternFromString("__init__"))
-        || !(empty = PyTuple_New(0))) return NULL;
+        || !(s_new = PyUnicode_InternFromString("__new__")) || !(s_fields = PyUnicode_InternFromString("_fields"))
+        || !(s_field_defaults = PyUnicode_InternFromString("_field_defaults"))
+        || !(s_record_new = PyUnicode_InternFromString("__record_new__")) || !(empty = PyTuple_New(0))) return NULL;
     return PyModule_Create(&module_definition);
 }

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from kite.syntax.foreign import BLOCK_STATEMENT
 from kite.syntax.literals import fstring_end, quoted_end
+from kite.syntax.nodes import made_in_c
 
 INDENT = 4
 HEADER = re.compile(r"(fn\s+[A-Za-z_]|if\b|elif\b|else\b|while\b|for\b|test\b|type\b|enum\b)")
@@ -17,6 +18,7 @@ HEADER_STARTS = frozenset("fiewt")  # HEADER's first letters: most lines (let, r
 LITERAL_OR_COMMENT = re.compile(r'"|\'|#|f(?<![A-Za-z0-9_].)"')
 
 
+@made_in_c
 class LogicalLine(NamedTuple):
     """A tuple, not a dataclass: every line of every file makes one, and a tuple is quicker to make."""
 
@@ -136,7 +138,7 @@ def check(text: str, declarations: frozenset[int] = frozenset()) -> Layout:
             depth += bracket_delta(lines[last])
         lines[index] = " " * width + stripped
         opens = header_keyword(stripped) if stripped[0] in HEADER_STARTS else None
-        logical.append(tuple.__new__(LogicalLine, (number, last + 1, width, opens is not None)))  # no Python-level __new__
+        logical.append(LogicalLine(number, last + 1, width, opens is not None))
         open_header = (len(logical) - 1, opens) if opens else None
         index = last + 1
     if open_header is not None:

@@ -364,12 +364,24 @@ def _layout(cls: type) -> tuple | None:
 DATACLASS_INITS = {cls: vars(cls)["__init__"] for cls in (Node, *_CHILDREN)}
 
 
+try:
+    from kite.syntax import _nodes  # type: ignore[attr-defined]
+except ImportError:  # not built (KITE_PYTHON_LOOP_ONLY): the dataclasses' and namedtuples' own Python code makes them
+    _nodes = None
+
+
+def made_in_c(cls):
+    """A NamedTuple class whose calls by position make the tuple in C (kite.syntax._nodes), not in its Python __new__:
+    for the tuples a graph makes by the hundred a file (ranges, names, logical lines)."""
+    if _nodes is not None:
+        _nodes.called_as_record(cls)
+    return cls
+
+
 def _install_c_init() -> None:
     """kite.syntax._nodes's __init__ on every node class it models (the same attributes, set without a Python call
     each: a tenth of a cold parse); the dataclasses' own where it is not built."""
-    try:
-        from kite.syntax import _nodes  # type: ignore[attr-defined]
-    except ImportError:
+    if _nodes is None:
         return
     init = _nodes.initializer(Node)
     for cls in DATACLASS_INITS:
