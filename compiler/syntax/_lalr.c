@@ -47,6 +47,16 @@ static int set_field(PyObject *token, const Py_ssize_t offsets[TOKEN_FIELDS], in
     return 0;
 }
 
+/* A terminal's kinds, lalr.Tables.token_kinds's bits: one dict lookup where five sets were asked. */
+enum { IGNORED = 1, NEWLINE = 2, KEPT = 4, OPENING = 8, CLOSING = 16 };
+
+static long kind_of(PyObject *kinds, PyObject *type_) {
+    PyObject *found = PyDict_GetItemWithError(kinds, type_);
+    if (!found) return PyErr_Occurred() ? -1 : 0;
+    long kind = PyLong_AsLong(found);
+    return kind == -1 && PyErr_Occurred() ? -1 : kind;
+}
+
 /* lalr._laid_out over the `size` values from `first`: a reduction's children, placeholders (None) and spliced
    `_rule`s (lists) in, as Lark's ChildFilterLALR lays them out. */
 static PyObject *laid_out(PyObject *values, Py_ssize_t first, long size, PyObject *layout, PyObject *trailing_object) {
@@ -80,21 +90,21 @@ static PyObject *laid_out(PyObject *values, Py_ssize_t first, long size, PyObjec
     return children;
 }
 
-/* run(action_rows, rules, lexer_rows, chains, kept, newline_types, ignored, indenter, start_state, end_state,
+/* run(action_rows, rules, lexer_rows, chains, kinds, indenter, start_state, end_state,
        end_states, actions, after_chain, token_class, text, transformer, line_offset, column_offset) */
 static PyObject *run(PyObject *module, PyObject *args) {
-    PyObject *action_rows, *rules, *lexer_rows, *chains, *kept, *newline_types, *ignored, *indenter, *end_states;
+    PyObject *action_rows, *rules, *lexer_rows, *chains, *kinds, *indenter, *end_states;
     PyObject *actions, *after_chain, *token_class, *text, *transformer;
     long state, end_state, line_offset, column_offset;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!llOOOOUOll", &PyList_Type, &action_rows, &PyList_Type, &rules,
-                          &PyList_Type, &lexer_rows, &PyDict_Type, &chains, &kept, &newline_types, &ignored,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!llOOOOUOll", &PyList_Type, &action_rows, &PyList_Type, &rules,
+                          &PyList_Type, &lexer_rows, &PyDict_Type, &chains, &PyDict_Type, &kinds,
                           &PyTuple_Type, &indenter, &state, &end_state, &end_states, &actions, &after_chain,
                           &token_class, &text, &transformer, &line_offset, &column_offset))
         return NULL;
     Py_ssize_t offsets[TOKEN_FIELDS];
     if (PyTuple_GET_SIZE(indenter) != 6 || slot_offsets(token_class, offsets) < 0) Py_RETURN_NONE;
-    PyObject *nl_type = PyTuple_GET_ITEM(indenter, 0), *opening = PyTuple_GET_ITEM(indenter, 1);
-    PyObject *closing = PyTuple_GET_ITEM(indenter, 2), *indent_type = PyTuple_GET_ITEM(indenter, 3);
+    /* the indenter's opening and closing brackets are token_kinds' OPENING and CLOSING */
+    PyObject *nl_type = PyTuple_GET_ITEM(indenter, 0), *indent_type = PyTuple_GET_ITEM(indenter, 3);
     PyObject *dedent_type = PyTuple_GET_ITEM(indenter, 4);
     long tab_len = PyLong_AsLong(PyTuple_GET_ITEM(indenter, 5));
     if (tab_len == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
@@ -153,8 +163,9 @@ static PyObject *run(PyObject *module, PyObject *args) {
                 Py_DECREF(match);
                 if (!type_ || (end == -1 && PyErr_Occurred())) { Py_XDECREF(type_); goto fail; }
             }
-            int is_ignored = PySequence_Contains(ignored, type_), is_newline = PySequence_Contains(newline_types, type_);
-            if (is_ignored < 0 || is_newline < 0) { Py_DECREF(type_); goto fail; }
+            long kind = kind_of(kinds, type_);
+            if (kind < 0) { Py_DECREF(type_); goto fail; }
+            int is_ignored = (kind & IGNORED) != 0, is_newline = (kind & NEWLINE) != 0;
             if (end < pos || end > length) { Py_DECREF(type_); goto none; }
             if (is_ignored && !is_newline) { Py_DECREF(type_); pos = end; continue; }
             PyObject *value = PyUnicode_Substring(text, pos, end);  /* match.group(), without the call */
@@ -192,11 +203,10 @@ static PyObject *run(PyObject *module, PyObject *args) {
                     }
                 }
                 Py_SETREF(type_, retyped);
+                if ((kind = kind_of(kinds, type_)) < 0) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
             }
             Py_CLEAR(token);
-            int is_kept = PySequence_Contains(kept, type_);
-            if (is_kept < 0) { Py_DECREF(type_); Py_DECREF(value); goto fail; }
-            if (is_kept) {
+            if (kind & KEPT) {
                 PyObject *text_args = PyTuple_Pack(1, value);
                 token = text_args ? PyUnicode_Type.tp_new((PyTypeObject *)token_class, text_args, NULL) : NULL;
                 Py_XDECREF(text_args);
@@ -225,10 +235,10 @@ static PyObject *run(PyObject *module, PyObject *args) {
                 Py_DECREF(type_);
                 if (last_break < 0) { Py_DECREF(value); goto none; }  /* rsplit("\n", 1)[1] raises */
                 long indent = 0;
-                int kind = PyUnicode_KIND(value);
+                int value_kind = PyUnicode_KIND(value);
                 const void *data = PyUnicode_DATA(value);
                 for (Py_ssize_t i = last_break + 1; i < value_length; i++) {
-                    Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                    Py_UCS4 c = PyUnicode_READ(value_kind, data, i);
                     if (c == ' ') indent += 1;
                     else if (c == '\t') indent += tab_len;
                 }
@@ -247,10 +257,8 @@ static PyObject *run(PyObject *module, PyObject *args) {
                 }
             } else {
                 Py_DECREF(value);
-                int is_open = PySequence_Contains(opening, type_), is_close = is_open ? 0 : PySequence_Contains(closing, type_);
-                if (is_open < 0 || is_close < 0) { Py_DECREF(type_); goto fail; }
-                if (is_open) depth++;
-                else if (is_close && --depth < 0) { Py_DECREF(type_); goto none; }
+                if (kind & OPENING) depth++;
+                else if ((kind & CLOSING) && --depth < 0) { Py_DECREF(type_); goto none; }
                 feed[feed_size++] = type_;
                 Py_XSETREF(held, type_);
             }

@@ -47,6 +47,8 @@ TAKE_SOME = 3  # some symbols' values (an itemgetter), in a list
 LAYOUT = 4  # placeholders for missing `[optional]`s, or a `_rule`'s children spliced in: as Lark's ChildFilterLALR
 
 # What it then makes of them.
+# Tables.token_kinds's bits (compiler/syntax/_lalr.c has the same)
+IGNORED, NEWLINE, KEPT, OPENING, CLOSING = 1, 2, 4, 8, 16
 CALL = 0  # the transformer's method
 SPLICE = 1  # the list itself: a `_rule`, whose children its parent takes in
 INLINE = 2  # an inlined rule's only child, or else the transformer's method (or its __default__ Tree)
@@ -100,6 +102,10 @@ class Tables:
         self.end_state_set = frozenset(self.end_states.values())
         self.indenter = (indenter.NL_type, frozenset(indenter.OPEN_PAREN_types), frozenset(indenter.CLOSE_PAREN_types),
                          indenter.INDENT_type, indenter.DEDENT_type, indenter.tab_len)
+        # The C loop asks one dict what a terminal is, where the Python loop asks these five sets.
+        kinds = ((IGNORED, self.ignored), (NEWLINE, self.newline_types), (KEPT, self.kept_terminals),
+                 (OPENING, self.indenter[1]), (CLOSING, self.indenter[2]))
+        self.token_kinds = {name: sum(bit for bit, names in kinds if name in names) for _, names in kinds for name in names}
 
 
 class Unsupported(Exception):
@@ -334,8 +340,8 @@ def c_loop_in_use() -> bool:
 def _c_run(tables: Tables, text: str, start: str, transformer, line_offset: int, column_offset: int):
     """_run's answer from the C loop: the same tables, regular expressions, Tokens and callbacks."""
     assert _c_loop is not None
-    return _c_loop.run(tables.action_rows, tables.rules, tables.lexer_rows, tables.chains, tables.kept_terminals,
-                       tables.newline_types, tables.ignored, tables.indenter, tables.start_states[start],
+    return _c_loop.run(tables.action_rows, tables.rules, tables.lexer_rows, tables.chains, tables.token_kinds,
+                       tables.indenter, tables.start_states[start],
                        tables.end_states[start], tables.end_state_set, tables.actions, _after_chain, Token,
                        text, transformer, line_offset, column_offset)
 
