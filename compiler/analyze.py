@@ -186,36 +186,35 @@ class _Walker:
                 through(statement, {key[1:]: key for key in scope if key[0] == NARROWED}, scope, self.statement)
 
     def statement(self, s) -> None:
-        if isinstance(s, n.Let):
+        kind = type(s)  # as expr(): node classes have no subclasses, so one `is` each
+        if kind is n.Let:
             self.expr(s.value, s.type)
             value_type = s.type or self.type_of(s.value)
             self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
-        elif isinstance(s, n.Assign):
+        elif kind is n.Assign:
             self.assign(s)
-        elif isinstance(s, n.ExprStmt):
+        elif kind is n.ExprStmt:
             self.expr(s.expr)
-            called = s.expr.func if isinstance(s.expr, n.Call) else None
-            callee = self.resolve(called.name) if isinstance(called, n.Name) else None
+            called = s.expr.func if type(s.expr) is n.Call else None
+            callee = self.resolve(called.name) if type(called) is n.Name else None
             self.discarded.append(Discarded(s.expr, callee))
-        elif isinstance(s, n.Return):
+        elif kind is n.Return:
             if s.value is not None:
                 self.expr(s.value)
-        elif isinstance(s, (n.Break, n.Continue, n.Pass)):
-            pass
-        elif isinstance(s, n.Expect):
-            if not self.in_test:
-                self.misplaced.append((s, "'expect' belongs in a test block"))
-            self.expr(s.expr)
-        elif isinstance(s, n.If):
+        elif kind is n.If:
             self.if_statement(s)
-        elif isinstance(s, n.While):
-            when_true, _ = self.condition(s.condition)
-            self.in_scope(s.body, narrowed=when_true)
-        elif isinstance(s, n.For):
+        elif kind is n.For:
             self.expr(s.iterable)
             element = _element_type(self, s.iterable)
             self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
-        else:
+        elif kind is n.While:
+            when_true, _ = self.condition(s.condition)
+            self.in_scope(s.body, narrowed=when_true)
+        elif kind is n.Expect:
+            if not self.in_test:
+                self.misplaced.append((s, "'expect' belongs in a test block"))
+            self.expr(s.expr)
+        elif kind is not n.Break and kind is not n.Continue and kind is not n.Pass:
             raise TypeError(f"the analyzer does not know the statement {type(s).__name__}")
 
     def if_statement(self, s: n.If) -> None:
