@@ -109,10 +109,11 @@ class _Walker:
 
     def declare(self, name: str, kind: str, line: int, column: int, type_=None, value=None) -> None:
         binding = Binding(name, kind, line, column, type_, value=value)
-        # A local still in scope (not a module constant, which a local may hide; a lambda parameter may hide one too).
-        earlier = next((scope[name] for scope in reversed(self.scopes[1:]) if name in scope), None)
-        if earlier is not None and kind != "lambda":
-            self.redeclared.append((binding, earlier))
+        if kind != "lambda":  # a lambda parameter may hide a local
+            for scope in self.scopes[:0:-1]:  # a local still in scope, not a module constant (a local may hide one)
+                if name in scope:
+                    self.redeclared.append((binding, scope[name]))
+                    break
         self.scopes[-1][name] = binding
         if self.narrowing:
             self.scopes[-1].pop(NARROWED + name, None)  # the new binding is not the one narrowed
@@ -126,9 +127,10 @@ class _Walker:
         return None
 
     def in_scope(self, body, *, before=(), narrowed=None):
+        """`before`: the declare() arguments of each local the new scope holds before the body (parameters, a loop's)."""
         self.scopes.append(_narrowing(narrowed) if narrowed else {})
-        for declare in before:
-            declare()
+        for declared in before:
+            self.declare(*declared)
         self.block(body)
         self.scopes.pop()
 
@@ -163,7 +165,7 @@ class _Walker:
                     if param.type is None:
                         self.misplaced.append((param, f"parameter '{param.name}' needs a type: {param.name}: int"))
                 self.narrowing = False
-                self.in_scope(item.body, before=[lambda p=p: self.declare(p.name, "param", p.line, p.column, p.type) for p in item.params])
+                self.in_scope(item.body, before=[(p.name, "param", p.line, p.column, p.type) for p in item.params])
             elif isinstance(item, n.TestDecl):
                 self.in_test = True
                 self.narrowing = False
@@ -206,7 +208,7 @@ class _Walker:
         elif kind is n.For:
             self.expr(s.iterable)
             element = _element_type(self, s.iterable)
-            self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
+            self.in_scope(s.body, before=[(s.name, "loop", s.line, s.name_column, element)])
         elif kind is n.While:
             when_true, _ = self.condition(s.condition)
             self.in_scope(s.body, narrowed=when_true)
