@@ -17,7 +17,7 @@ NARROWED = "!"
 LOGICAL = frozenset(("and", "or", "not"))
 
 
-@dataclass
+@dataclass(slots=True)
 class Binding:
     name: str
     kind: str  # let, mut, const, param, loop, lambda
