@@ -188,11 +188,16 @@ class _Walker:
                 through(statement, {key[1:]: key for key in scope if key[0] == NARROWED}, scope, self.statement)
 
     def statement(self, s) -> None:
-        kind = type(s)  # as expr(): node classes have no subclasses, so one `is` each
-        if kind is n.Let:
+        kind = type(s)  # as expr(): node classes have no subclasses, so one `is` each, the commonest first
+        if kind is n.Return:
+            if s.value is not None:
+                self.expr(s.value)
+        elif kind is n.Let:
             self.expr(s.value, s.type)
             value_type = s.type or self.type_of(s.value)
             self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
+        elif kind is n.If:
+            self.if_statement(s)
         elif kind is n.Assign:
             self.assign(s)
         elif kind is n.ExprStmt:
@@ -200,11 +205,6 @@ class _Walker:
             called = s.expr.func if type(s.expr) is n.Call else None
             callee = self.resolve(called.name) if type(called) is n.Name else None
             self.discarded.append(Discarded(s.expr, callee))
-        elif kind is n.Return:
-            if s.value is not None:
-                self.expr(s.value)
-        elif kind is n.If:
-            self.if_statement(s)
         elif kind is n.For:
             self.expr(s.iterable)
             element = _element_type(self, s.iterable)
@@ -404,31 +404,36 @@ class _Walker:
         """`expected`: the type the place of `e` declares (a typed let, a parameter, a field, a list's element),
         from which a lambda without parameter types takes them, as C# does."""
         kind = type(e)  # node classes have no subclasses: one `is` each, not isinstance down the list (the hot walk)
-        if kind is n.Name:
+        if kind is n.Name:  # the commonest first
             self.resolved.append((e, self.resolve(e.name)))
-        elif kind is n.Lambda:
-            self.lambda_(e, expected)
-            return
-        elif (kind is n.Binary or kind is n.Unary) and e.op in LOGICAL:
-            self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
-            return
+        elif kind is n.Literal:
+            pass
+        elif kind is n.Call:
+            self.expr(e.func)
+            places = self._parameter_types(e)
+            for index, arg in enumerate(e.args):
+                self.expr(arg, places[index] if index < len(places) else None)
         elif kind is n.Binary:
+            if e.op in LOGICAL:
+                self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
+                return
             operations = n.chain(e)
             self.expr(operations[0].left)
             for operation in operations:
                 self.expr(operation.right)
                 self.typed_as(operation)
             return
-        elif kind is n.Call:
-            self.expr(e.func)
-            places = self._parameter_types(e)
-            for index, arg in enumerate(e.args):
-                self.expr(arg, places[index] if index < len(places) else None)
+        elif kind is n.Lambda:
+            self.lambda_(e, expected)
+            return
+        elif kind is n.Unary and e.op in LOGICAL:
+            self.condition(e)
+            return
         elif kind is n.ListLiteral:
             element = expected.args[0] if expected is not None and expected.name == "list" and expected.args else None
             for item in e.items:
                 self.expr(item, element)
-        elif kind is not n.Literal:
+        else:
             for child in n.children(e):
                 self.expr(child)
             if kind is n.Member:
