@@ -340,37 +340,38 @@ class _Walker:
         know a record's field is assigned however the record was reached (`items[0].price`, `find().price`, a loop
         over a call), and to show every expression's type in an editor."""
         at = (e.line, e.column)
-        if isinstance(e, n.Name):
+        kind = type(e)  # as expr()
+        if kind is n.Name:
             binding = self.resolve(e.name)
             if binding is not None:
                 return self.narrowed_type(e, binding.type)
             if e.name in self.functions:
                 return _function_type(self.functions[e.name])
             return n.TypeRef(*at, e.name) if e.name in self.records or e.name in self.enums else None
-        if isinstance(e, n.Literal):
+        if kind is n.Literal:
             return n.TypeRef(*at, e.kind)
-        if isinstance(e, (n.FString, n.Formatted)):
+        if kind is n.FString or kind is n.Formatted:
             return n.TypeRef(*at, "str")
-        if isinstance(e, n.ListLiteral):
+        if kind is n.ListLiteral:
             items = [self.type_of(item) for item in e.items]
             element = _common(items)
             return n.TypeRef(*at, "list", (element,) if element is not None else ())
-        if isinstance(e, n.Unary):
+        if kind is n.Unary:
             return n.TypeRef(*at, "bool") if e.op == "not" else self.type_of(e.operand)
-        if isinstance(e, n.Binary):
+        if kind is n.Binary:
             if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in"):
                 return n.TypeRef(*at, "bool")
             return _common([self.type_of(e.left), self.type_of(e.right)])
-        if isinstance(e, n.Call):
+        if kind is n.Call:
             return self._call_type(e)
-        if isinstance(e, n.TypeCall):
+        if kind is n.TypeCall:
             return e.type
-        if isinstance(e, n.Index):
+        if kind is n.Index:
             container = self.type_of(e.target)
             if container is not None and container.name in ("list", "map") and container.args:
                 return container.args[-1]  # a list's element, a map's value
             return n.TypeRef(*at, "char") if container is not None and container.name == "str" else None
-        if isinstance(e, n.Member):
+        if kind is n.Member:
             target = e.target
             if isinstance(target, n.Name) and target.name in self.enums and self.resolve(target.name) is None:
                 return n.TypeRef(*at, target.name)
@@ -378,7 +379,7 @@ class _Walker:
             record = self.records.get(owner.name) if owner is not None else None
             found = next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
             return self.narrowed_type(e, found)
-        if isinstance(e, n.Lambda):
+        if kind is n.Lambda:
             return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in e.params), returns=self.type_of(e.body) or n.TypeRef(*at, "?"))
         return None
 
