@@ -482,7 +482,7 @@ class _Walker:
 
 def _narrowing(narrowed: dict[str, Binding]) -> dict[str, Binding]:
     """A scope's entries for these narrowings (of names and field paths, kite.narrowing)."""
-    return {NARROWED + key: binding for key, binding in narrowed.items()}
+    return {NARROWED + key: binding for key, binding in narrowed.items()} if narrowed else {}  # most are none
 
 
 def _function_type(fn: n.FnDecl) -> n.TypeRef:
