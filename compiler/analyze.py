@@ -17,7 +17,7 @@ NARROWED = "!"
 LOGICAL = frozenset(("and", "or", "not"))
 
 
-@dataclass
+@dataclass(slots=True)
 class Binding:
     name: str
     kind: str  # let, mut, const, param, loop, lambda
@@ -109,10 +109,11 @@ class _Walker:
 
     def declare(self, name: str, kind: str, line: int, column: int, type_=None, value=None) -> None:
         binding = Binding(name, kind, line, column, type_, value=value)
-        # A local still in scope (not a module constant, which a local may hide; a lambda parameter may hide one too).
-        earlier = next((scope[name] for scope in reversed(self.scopes[1:]) if name in scope), None)
-        if earlier is not None and kind != "lambda":
-            self.redeclared.append((binding, earlier))
+        if kind != "lambda":  # a lambda parameter may hide a local
+            for scope in self.scopes[:0:-1]:  # a local still in scope, not a module constant (a local may hide one)
+                if name in scope:
+                    self.redeclared.append((binding, scope[name]))
+                    break
         self.scopes[-1][name] = binding
         if self.narrowing:
             self.scopes[-1].pop(NARROWED + name, None)  # the new binding is not the one narrowed
@@ -126,9 +127,10 @@ class _Walker:
         return None
 
     def in_scope(self, body, *, before=(), narrowed=None):
+        """`before`: the declare() arguments of each local the new scope holds before the body (parameters, a loop's)."""
         self.scopes.append(_narrowing(narrowed) if narrowed else {})
-        for declare in before:
-            declare()
+        for declared in before:
+            self.declare(*declared)
         self.block(body)
         self.scopes.pop()
 
@@ -163,7 +165,7 @@ class _Walker:
                     if param.type is None:
                         self.misplaced.append((param, f"parameter '{param.name}' needs a type: {param.name}: int"))
                 self.narrowing = False
-                self.in_scope(item.body, before=[lambda p=p: self.declare(p.name, "param", p.line, p.column, p.type) for p in item.params])
+                self.in_scope(item.body, before=[(p.name, "param", p.line, p.column, p.type) for p in item.params])
             elif isinstance(item, n.TestDecl):
                 self.in_test = True
                 self.narrowing = False
@@ -186,36 +188,35 @@ class _Walker:
                 through(statement, {key[1:]: key for key in scope if key[0] == NARROWED}, scope, self.statement)
 
     def statement(self, s) -> None:
-        if isinstance(s, n.Let):
+        kind = type(s)  # as expr(): node classes have no subclasses, so one `is` each, the commonest first
+        if kind is n.Return:
+            if s.value is not None:
+                self.expr(s.value)
+        elif kind is n.Let:
             self.expr(s.value, s.type)
             value_type = s.type or self.type_of(s.value)
             self.declare(s.name, "mut" if s.mutable else "let", s.line, s.column, value_type, s.value)
-        elif isinstance(s, n.Assign):
+        elif kind is n.If:
+            self.if_statement(s)
+        elif kind is n.Assign:
             self.assign(s)
-        elif isinstance(s, n.ExprStmt):
+        elif kind is n.ExprStmt:
             self.expr(s.expr)
-            called = s.expr.func if isinstance(s.expr, n.Call) else None
-            callee = self.resolve(called.name) if isinstance(called, n.Name) else None
+            called = s.expr.func if type(s.expr) is n.Call else None
+            callee = self.resolve(called.name) if type(called) is n.Name else None
             self.discarded.append(Discarded(s.expr, callee))
-        elif isinstance(s, n.Return):
-            if s.value is not None:
-                self.expr(s.value)
-        elif isinstance(s, (n.Break, n.Continue, n.Pass)):
-            pass
-        elif isinstance(s, n.Expect):
+        elif kind is n.For:
+            self.expr(s.iterable)
+            element = _element_type(self, s.iterable)
+            self.in_scope(s.body, before=[(s.name, "loop", s.line, s.name_column, element)])
+        elif kind is n.While:
+            when_true, _ = self.condition(s.condition)
+            self.in_scope(s.body, narrowed=when_true)
+        elif kind is n.Expect:
             if not self.in_test:
                 self.misplaced.append((s, "'expect' belongs in a test block"))
             self.expr(s.expr)
-        elif isinstance(s, n.If):
-            self.if_statement(s)
-        elif isinstance(s, n.While):
-            when_true, _ = self.condition(s.condition)
-            self.in_scope(s.body, narrowed=when_true)
-        elif isinstance(s, n.For):
-            self.expr(s.iterable)
-            element = _element_type(self, s.iterable)
-            self.in_scope(s.body, before=[lambda: self.declare(s.name, "loop", s.line, s.name_column, element)])
-        else:
+        elif kind is not n.Break and kind is not n.Continue and kind is not n.Pass:
             raise TypeError(f"the analyzer does not know the statement {type(s).__name__}")
 
     def if_statement(self, s: n.If) -> None:
@@ -339,37 +340,38 @@ class _Walker:
         know a record's field is assigned however the record was reached (`items[0].price`, `find().price`, a loop
         over a call), and to show every expression's type in an editor."""
         at = (e.line, e.column)
-        if isinstance(e, n.Name):
+        kind = type(e)  # as expr()
+        if kind is n.Name:
             binding = self.resolve(e.name)
             if binding is not None:
                 return self.narrowed_type(e, binding.type)
             if e.name in self.functions:
                 return _function_type(self.functions[e.name])
             return n.TypeRef(*at, e.name) if e.name in self.records or e.name in self.enums else None
-        if isinstance(e, n.Literal):
+        if kind is n.Literal:
             return n.TypeRef(*at, e.kind)
-        if isinstance(e, (n.FString, n.Formatted)):
+        if kind is n.FString or kind is n.Formatted:
             return n.TypeRef(*at, "str")
-        if isinstance(e, n.ListLiteral):
+        if kind is n.ListLiteral:
             items = [self.type_of(item) for item in e.items]
             element = _common(items)
             return n.TypeRef(*at, "list", (element,) if element is not None else ())
-        if isinstance(e, n.Unary):
+        if kind is n.Unary:
             return n.TypeRef(*at, "bool") if e.op == "not" else self.type_of(e.operand)
-        if isinstance(e, n.Binary):
+        if kind is n.Binary:
             if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=", "in"):
                 return n.TypeRef(*at, "bool")
             return _common([self.type_of(e.left), self.type_of(e.right)])
-        if isinstance(e, n.Call):
+        if kind is n.Call:
             return self._call_type(e)
-        if isinstance(e, n.TypeCall):
+        if kind is n.TypeCall:
             return e.type
-        if isinstance(e, n.Index):
+        if kind is n.Index:
             container = self.type_of(e.target)
             if container is not None and container.name in ("list", "map") and container.args:
                 return container.args[-1]  # a list's element, a map's value
             return n.TypeRef(*at, "char") if container is not None and container.name == "str" else None
-        if isinstance(e, n.Member):
+        if kind is n.Member:
             target = e.target
             if isinstance(target, n.Name) and target.name in self.enums and self.resolve(target.name) is None:
                 return n.TypeRef(*at, target.name)
@@ -377,7 +379,7 @@ class _Walker:
             record = self.records.get(owner.name) if owner is not None else None
             found = next((f.type for f in record.fields if f.name == e.name), None) if record is not None else None
             return self.narrowed_type(e, found)
-        if isinstance(e, n.Lambda):
+        if kind is n.Lambda:
             return n.TypeRef(*at, "fn", tuple(p.type or n.TypeRef(*at, "?") for p in e.params), returns=self.type_of(e.body) or n.TypeRef(*at, "?"))
         return None
 
@@ -403,31 +405,36 @@ class _Walker:
         """`expected`: the type the place of `e` declares (a typed let, a parameter, a field, a list's element),
         from which a lambda without parameter types takes them, as C# does."""
         kind = type(e)  # node classes have no subclasses: one `is` each, not isinstance down the list (the hot walk)
-        if kind is n.Name:
+        if kind is n.Name:  # the commonest first
             self.resolved.append((e, self.resolve(e.name)))
-        elif kind is n.Lambda:
-            self.lambda_(e, expected)
-            return
-        elif (kind is n.Binary or kind is n.Unary) and e.op in LOGICAL:
-            self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
-            return
+        elif kind is n.Literal:
+            pass
+        elif kind is n.Call:
+            self.expr(e.func)
+            places = self._parameter_types(e)
+            for index, arg in enumerate(e.args):
+                self.expr(arg, places[index] if index < len(places) else None)
         elif kind is n.Binary:
+            if e.op in LOGICAL:
+                self.condition(e)  # a term of `and` or `or` sees what the terms before it narrowed, in any expression
+                return
             operations = n.chain(e)
             self.expr(operations[0].left)
             for operation in operations:
                 self.expr(operation.right)
                 self.typed_as(operation)
             return
-        elif kind is n.Call:
-            self.expr(e.func)
-            places = self._parameter_types(e)
-            for index, arg in enumerate(e.args):
-                self.expr(arg, places[index] if index < len(places) else None)
+        elif kind is n.Lambda:
+            self.lambda_(e, expected)
+            return
+        elif kind is n.Unary and e.op in LOGICAL:
+            self.condition(e)
+            return
         elif kind is n.ListLiteral:
             element = expected.args[0] if expected is not None and expected.name == "list" and expected.args else None
             for item in e.items:
                 self.expr(item, element)
-        elif kind is not n.Literal:
+        else:
             for child in n.children(e):
                 self.expr(child)
             if kind is n.Member:
@@ -475,7 +482,7 @@ class _Walker:
 
 def _narrowing(narrowed: dict[str, Binding]) -> dict[str, Binding]:
     """A scope's entries for these narrowings (of names and field paths, kite.narrowing)."""
-    return {NARROWED + key: binding for key, binding in narrowed.items()}
+    return {NARROWED + key: binding for key, binding in narrowed.items()} if narrowed else {}  # most are none
 
 
 def _function_type(fn: n.FnDecl) -> n.TypeRef:
