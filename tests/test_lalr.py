@@ -424,6 +424,23 @@ def test_a_namedtuple_made_in_c_is_the_one_its_own_new_makes(monkeypatch):
                 n._nodes.called_as_record(refused)
 
 
+def test_the_nesting_count_in_c_is_the_pythons():
+    """parser.nest (kite.syntax._nodes's where built) against parser._nest: the same level and the same depths kept,
+    for children that are nodes with a depth, nodes without one, None and tokens, in tuples and lists."""
+    from kite.syntax import parser
+
+    rng = random.Random(3)
+    things = [object() for _ in range(40)] + [None, Token("NAME", "x")]
+    for _ in range(500):
+        known = {id(thing): rng.randint(0, 120) for thing in rng.sample(things[:40], 20)}
+        node = object()
+        children = rng.sample(things, rng.randint(0, 6))
+        ours, theirs = dict(known), dict(known)
+        assert parser.nest(ours, node, children) == parser._nest(theirs, node, tuple(children)) and ours == theirs
+    with pytest.raises(TypeError):
+        parser.nest({}, object(), 5)
+
+
 def test_first_characters_under_the_grammars_flags_and_of_every_kind_of_item():
     import re
 

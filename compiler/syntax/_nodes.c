@@ -175,6 +175,30 @@ static PyObject *called_as_record(PyObject *module, PyObject *cls) {
     Py_RETURN_NONE;
 }
 
+/* nest(depths, node, children): kite.syntax.parser.nest in C (the transformer asks it for nearly every node) */
+static PyObject *nest(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "nest takes the depths (a dict), the node and its children");
+        return NULL;
+    }
+    PyObject *depths = args[0], *children = PySequence_Fast(args[2], "a node's children are a sequence");
+    if (!children) return NULL;
+    long depth = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(children); i++) {
+        PyObject *key = PyLong_FromVoidPtr(PySequence_Fast_GET_ITEM(children, i));  /* id(child) */
+        PyObject *below = key ? PyDict_GetItemWithError(depths, key) : NULL;
+        Py_XDECREF(key);
+        long level = below ? PyLong_AsLong(below) : 0;
+        if ((!below || level == -1) && PyErr_Occurred()) { Py_DECREF(children); return NULL; }
+        if (level > depth) depth = level;
+    }
+    Py_DECREF(children);
+    PyObject *key = PyLong_FromVoidPtr(args[1]), *level = PyLong_FromLong(depth + 1);
+    if (!key || !level || PyDict_SetItem(depths, key, level) < 0) { Py_XDECREF(key); Py_XDECREF(level); return NULL; }
+    Py_DECREF(key);
+    return level;
+}
+
 /* initializer(Node): the __init__ descriptor for Node and its subclasses */
 static PyObject *initializer(PyObject *module, PyObject *base) {
     if (!PyType_Check(base)) {
@@ -187,6 +211,7 @@ static PyObject *initializer(PyObject *module, PyObject *base) {
 static PyMethodDef methods[] = {
     {"initializer", initializer, METH_O, "The C __init__ for the node classes under this base class."},
     {"called_as_node", called_as_node, METH_O, "Calls of this node class make its node without type.__call__'s tuple and dict."},
+    {"nest", (PyCFunction)(void (*)(void))nest, METH_FASTCALL, "kite.syntax.parser.nest, in C."},
     {"called_as_record", called_as_record, METH_O, "Calls of this NamedTuple class make its tuple without its Python __new__."},
     {NULL, NULL, 0, NULL},
 };

@@ -215,6 +215,23 @@ def _declared(token: Token) -> Token:
     return token
 
 
+def _nest(depths: dict[int, int], node, children) -> int:
+    """The node's nesting level, one more than its deepest child's (`depths` by id; 0 for what is not there: a token,
+    None, a leaf), kept in `depths`. A loop: max() over a generator cost more than the rest of the transformer."""
+    depth_of = depths.get
+    depth = 0
+    for child in children:
+        below = depth_of(id(child), 0)
+        if below > depth:
+            depth = below
+    depths[id(node)] = depth + 1
+    return depth + 1
+
+
+# kite.syntax._nodes's, where it is built: the transformer asks for nearly every node
+nest = n._nodes.nest if n._nodes is not None else _nest
+
+
 class KiteTransformer(Transformer_NonRecursive):
     """Builds the AST; records each node's nesting depth so absurd nesting is refused, not crashed on.
 
@@ -229,19 +246,13 @@ class KiteTransformer(Transformer_NonRecursive):
 
     def _node(self, node, children=(), depth: int | None = None):
         """`children`: the nodes under it (None, or a token, counts as no depth); `depth`: the node's nesting level
-        when it is not one more than its deepest child's (a chain). A loop: max() over a generator cost more than
-        the rest of the transformer."""
+        when it is not one more than its deepest child's (a chain)."""
         if depth is None:
-            depth_of = self._depth.get
-            depth = 0
-            for child in children:
-                below = depth_of(id(child), 0)
-                if below > depth:
-                    depth = below
-            depth += 1
+            depth = nest(self._depth, node, children)
+        else:
+            self._depth[id(node)] = depth
         if depth > MAX_NESTING:
             raise KiteSyntaxError(node.line, node.column, f"nested more than {MAX_NESTING} levels deep")
-        self._depth[id(node)] = depth
         return node
 
     # ---- module
