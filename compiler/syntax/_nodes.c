@@ -1,7 +1,11 @@
-/* kite.syntax._nodes: the AST nodes' __init__ in C. It does what the __init__ dataclasses writes for a frozen node
-   does (each field set through object.__setattr__, in the order of the class's fields, then Node.__post_init__'s
-   ends), without a Python call per field: making nodes was a tenth of a cold parse. kite.syntax.nodes installs it
-   on every Node class, with the class's layout (FieldLayout); without this module the dataclasses' own run. */
+/* kite.syntax._nodes: making the AST and the graph's tuples in C, where Python code per object was most of a cold
+   graph. Without this module the dataclasses', the namedtuples' and kite.syntax.parser's own Python code runs.
+   - The AST nodes' __init__: what the __init__ dataclasses writes for a frozen node does (each field set through
+     object.__setattr__, in the order of the class's fields, then Node.__post_init__'s ends), without a Python call
+     per field. kite.syntax.nodes installs it on every Node class, with the class's layout.
+   - Calls of a node class (make_node) and of a NamedTuple class (make_record, kite.syntax.nodes.made_in_c) without
+     type.__call__'s tuple and dict, or the namedtuple's Python __new__.
+   - nest: the transformer's nesting count (kite.syntax.parser._nest). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

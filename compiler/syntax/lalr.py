@@ -47,11 +47,13 @@ TAKE_SOME = 3  # some symbols' values (an itemgetter), in a list
 LAYOUT = 4  # placeholders for missing `[optional]`s, or a `_rule`'s children spliced in: as Lark's ChildFilterLALR
 
 # What it then makes of them.
-# Tables.token_kinds's bits (compiler/syntax/_lalr.c has the same)
-IGNORED, NEWLINE, KEPT, OPENING, CLOSING = 1, 2, 4, 8, 16
 CALL = 0  # the transformer's method
 SPLICE = 1  # the list itself: a `_rule`, whose children its parent takes in
 INLINE = 2  # an inlined rule's only child, or else the transformer's method (or its __default__ Tree)
+
+
+# Tables.token_kinds's bits (compiler/syntax/_lalr.c has the same)
+IGNORED, NEWLINE, KEPT, OPENING, CLOSING = 1, 2, 4, 8, 16
 
 
 class Tables:
@@ -227,6 +229,7 @@ def _first_characters(pattern: str, flags: int) -> frozenset[int]:
     return EVERY_CHARACTER if empty else frozenset(first)
 
 
+@functools.cache  # as _first_characters: every state's lexer with the terminal asks again
 def _run_of(pattern: str, flags: int) -> tuple[str, str] | None:
     """(the first characters, the characters after them) of a pattern that is one run of ASCII characters: one of some
     characters and then as many of others as there are (`[A-Za-z_][A-Za-z0-9_]*`), one or more of the same
@@ -256,13 +259,18 @@ def _run_of(pattern: str, flags: int) -> tuple[str, str] | None:
 def _characters_of(op, argument) -> str:
     """The characters one item of the regex parser's tree matches, where it is a literal or a set of literals and
     ranges, all ASCII; "" for any other item."""
+    codes = _codes_of(op, argument)
+    return "".join(map(chr, sorted(codes))) if codes and max(codes) < ASCII else ""
+
+
+def _codes_of(op, argument) -> set[int] | None:
+    """The character codes a literal or a set of literals and ranges matches (without IGNORECASE); None for any other
+    item of the regex parser's tree."""
     if op is re_constants.LITERAL:
-        codes = {argument}
-    elif op is re_constants.IN and all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
-        codes = {code for item_op, value in argument for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1))}
-    else:
-        return ""
-    return "".join(map(chr, sorted(codes))) if max(codes) < ASCII else ""
+        return {argument}
+    if op is re_constants.IN and all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
+        return {code for item_op, value in argument for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1))}
+    return None
 
 
 def _first_of(items, flags: int) -> tuple[set[int], bool]:
@@ -295,12 +303,9 @@ def _first_of(items, flags: int) -> tuple[set[int], bool]:
 def _one_character(op, argument, flags: int) -> set[int] | frozenset[int]:
     """The ASCII characters one item matches: read off a literal or a set of literals and ranges (most terminals),
     else the item compiled alone, with the pattern's flags, and asked about every ASCII character."""
-    if not flags & re.IGNORECASE:
-        if op is re_constants.LITERAL:
-            return {argument} if argument < ASCII else set()
-        if op is re_constants.IN and all(item_op in (re_constants.LITERAL, re_constants.RANGE) for item_op, _ in argument):
-            return {code for item_op, value in argument
-                    for code in ((value,) if item_op is re_constants.LITERAL else range(value[0], value[1] + 1)) if code < ASCII}
+    codes = None if flags & re.IGNORECASE else _codes_of(op, argument)
+    if codes is not None:
+        return {code for code in codes if code < ASCII}
     one = re_compiler.compile(re_parser.SubPattern(re_parser.State(), [(op, argument)]), flags).match
     return {code for code in range(ASCII) if one(chr(code))}
 
